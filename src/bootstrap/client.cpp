@@ -1,0 +1,165 @@
+#include "bootstrap/client.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/wait.hpp"
+
+namespace tilecomm::bootstrap {
+
+Client::Client(const Rendezvous& where, int rank, int size, double timeout_s)
+    : rank_(rank), size_(size), where_(where.to_string()) {
+  where_ = where_.substr(0, where_.rfind('/'));  // never log the cookie
+  double deadline = detail::now_seconds() + timeout_s;
+  for (;;) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) raise(ErrorCode::System, "bootstrap: socket: %s", errno_text(errno).c_str());
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = where.addr;
+    sa.sin_port = htons(where.port);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) break;
+    int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (detail::now_seconds() > deadline)
+      raise(ErrorCode::Transport, "PE %d cannot reach the rendezvous server at %s: %s (is the job's launcher, "
+            "or the process that made the unique ID, still running?)", rank, where_.c_str(), errno_text(err).c_str());
+    usleep(20000);
+  }
+  int one = 1;
+  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  HelloBody hello{};
+  memcpy(hello.cookie, where.cookie, kCookieBytes);
+  hello.rank = rank;
+  hello.size = size;
+  hello.pid = getpid();
+  gethostname(hello.host, sizeof hello.host - 1);
+  MsgHeader h{};
+  std::vector<char> body;
+  if (!send_msg(fd_, Msg::Hello, &hello, sizeof hello) ||
+      recv_msg(fd_, h, body, static_cast<int>(timeout_s * 1000)) != 1) {
+    ::close(fd_);
+    raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello "
+          "(wrong cookie in the unique ID?)", rank, where_.c_str());
+  }
+  if (static_cast<Msg>(h.type) == Msg::Reject) {
+    ::close(fd_);
+    raise(ErrorCode::InvalidUsage, "PE %d was refused by the rendezvous server at %s: %.*s", rank,
+          where_.c_str(), static_cast<int>(body.size()), body.data());
+  }
+}
+
+Client::~Client() {
+  finalizing_ = true;
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  if (watcher_.joinable()) watcher_.join();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Client::allgather(const void* mine, std::size_t len, void* all, double timeout_s) {
+  {
+    std::lock_guard<std::mutex> lock(send_mutex_);
+    if (!send_msg(fd_, Msg::Allgather, mine, len))
+      raise(ErrorCode::Transport, "PE %d lost the rendezvous server at %s", rank_, where_.c_str());
+  }
+  double deadline = detail::now_seconds() + timeout_s;
+  for (;;) {
+    MsgHeader h{};
+    std::vector<char> body;
+    int ms = static_cast<int>((deadline - detail::now_seconds()) * 1000);
+    int r = recv_msg(fd_, h, body, ms > 0 ? ms : 0);
+    if (r == 0)
+      raise(ErrorCode::Timeout, "PE %d waited %g s at shmem_init for the other PEs of a %d-PE job to join at %s "
+            "(TILECOMM_BOOTSTRAP_TIMEOUT); did every PE start?", rank_, timeout_s, size_, where_.c_str());
+    if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (the launcher or the PE "
+                     "that made the unique ID died)", rank_, where_.c_str());
+    switch (static_cast<Msg>(h.type)) {
+      case Msg::AllgatherResult:
+        if (body.size() != len * size_)
+          raise(ErrorCode::Remote, "bootstrap allgather returned %zu bytes, expected %zu", body.size(), len * size_);
+        memcpy(all, body.data(), body.size());
+        return;
+      case Msg::Abort:
+        raise(ErrorCode::Remote, "the job was aborted during init: %.*s", static_cast<int>(body.size()), body.data());
+      case Msg::GlobalExit: {
+        std::int32_t st[2] = {1, -1};
+        memcpy(st, body.data(), std::min(body.size(), sizeof st));
+        fflush(stdout);
+        _exit(st[0]);
+      }
+      default:
+        break;
+    }
+  }
+}
+
+void Client::start_watcher(double abort_grace_s) {
+  watcher_ = std::thread([this, abort_grace_s] { watch(abort_grace_s); });
+}
+
+void Client::watch(double grace) {
+  for (;;) {
+    MsgHeader h{};
+    std::vector<char> body;
+    int r = recv_msg(fd_, h, body, -1);
+    if (finalizing_) return;
+    if (r < 0) on_abort(strprintf("lost the connection to the rendezvous server at %s (the launcher, or the PE "
+                                  "that made the unique ID, died)", where_.c_str()), grace);
+    switch (static_cast<Msg>(h.type)) {
+      case Msg::Abort: on_abort(std::string(body.begin(), body.end()), grace);
+      case Msg::GlobalExit: {
+        std::int32_t st[2] = {1, -1};
+        memcpy(st, body.data(), std::min(body.size(), sizeof st));
+        if (st[1] != rank_)
+          TC_LOG(Info, "bootstrap", "PE %d called shmem_global_exit(%d); exiting", st[1], st[0]);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(st[0]);
+      }
+      default: break;
+    }
+  }
+}
+
+void Client::on_abort(const std::string& reason, double grace) {
+  set_job_failed(reason);
+  // Waits inside tilecomm see the failure and end the process with a message
+  // naming the call. A PE busy elsewhere is ended here after the grace time.
+  usleep(static_cast<useconds_t>(grace * 1e6));
+  fatal("the job failed and this PE did not stop within %g s: %s", grace, reason.c_str());
+}
+
+void Client::finalize() {
+  {
+    std::lock_guard<std::mutex> lock(send_mutex_);
+    send_msg(fd_, Msg::Finalize, nullptr, 0);
+  }
+  finalizing_ = true;
+  ::shutdown(fd_, SHUT_RD);
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void Client::global_exit(int status) {
+  std::int32_t st = status;
+  {
+    std::lock_guard<std::mutex> lock(send_mutex_);
+    send_msg(fd_, Msg::GlobalExit, &st, sizeof st);
+  }
+  // The watcher exits when the server echoes the request to every PE; if the
+  // server is gone, exit anyway after a moment.
+  for (int i = 0; i < 200; ++i) usleep(10000);
+  fflush(stdout);
+  _exit(status);
+}
+
+}  // namespace tilecomm::bootstrap

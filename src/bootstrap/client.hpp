@@ -1,0 +1,55 @@
+// A PE's connection to the rendezvous server.
+//
+// During init the calling thread uses it for allgathers. After init a
+// watcher thread owns the reading side: an Abort from the server (a peer
+// failed) or a lost connection sets the job's failure state, so every wait
+// in this PE returns; a GlobalExit ends this process with the given status.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/wire.hpp"
+
+namespace tilecomm::bootstrap {
+
+class Client {
+ public:
+  /// Connects and introduces this PE; waits up to timeout_s for the server.
+  /// Throws tilecomm::Error naming the address on failure or rejection.
+  Client(const Rendezvous& where, int rank, int size, double timeout_s);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// Every PE contributes `len` bytes; `all` receives size*len bytes in PE order.
+  /// Waits up to timeout_s; throws naming what was awaited.
+  void allgather(const void* mine, std::size_t len, void* all, double timeout_s);
+
+  /// Starts the watcher thread (after the last allgather of init).
+  /// abort_grace_s: how long a PE that is not inside a tilecomm wait is given
+  /// to notice a failure before the watcher ends the process.
+  void start_watcher(double abort_grace_s);
+  /// Says Finalize and stops the watcher; the disconnect that follows is clean.
+  void finalize();
+  /// Asks the server to end every PE with `status`; does not return.
+  [[noreturn]] void global_exit(int status);
+
+ private:
+  void watch(double grace);
+  [[noreturn]] void on_abort(const std::string& reason, double grace);
+
+  int fd_ = -1;
+  int rank_;
+  int size_;
+  std::string where_;
+  std::mutex send_mutex_;
+  std::atomic<bool> finalizing_{false};
+  std::thread watcher_;
+};
+
+}  // namespace tilecomm::bootstrap

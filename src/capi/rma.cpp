@@ -1,0 +1,202 @@
+// RMA: put, get, their non-blocking and strided forms, and put-with-signal.
+//
+// On the shared-memory transport every operation is complete when it
+// returns, so the _nbi forms are the blocking ones; shmem_quiet orders them
+// with a full fence (see transport/shm/shm_transport.hpp, NOTE [ordering]).
+#include "capi/capi.hpp"
+
+using namespace tilecomm;
+using namespace tilecomm::capi;
+
+namespace {
+
+inline void put_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
+  if (bytes == 0) return void(shmem::rt(call));
+  char* r = target(ctx, dest, bytes, pe, call);
+  memcpy(r, src, bytes);
+}
+
+inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
+  if (bytes == 0) return void(shmem::rt(call));
+  const char* r = target(ctx, src, bytes, pe, call);
+  memcpy(dest, r, bytes);
+}
+
+template <std::size_t kBytes>
+void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
+          const char* call) {
+  if (n == 0) return;
+  if (dst < 1 || sst < 1) usage_error(call, "strides must be positive (dst=%td, sst=%td)", dst, sst);
+  char* r = target(ctx, dest, ((n - 1) * dst + 1) * kBytes, pe, call);
+  auto* s = static_cast<const char*>(src);
+  for (std::size_t i = 0; i < n; ++i) memcpy(r + i * dst * kBytes, s + i * sst * kBytes, kBytes);
+}
+
+template <std::size_t kBytes>
+void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
+          const char* call) {
+  if (n == 0) return;
+  if (dst < 1 || sst < 1) usage_error(call, "strides must be positive (dst=%td, sst=%td)", dst, sst);
+  const char* r = target(ctx, src, ((n - 1) * sst + 1) * kBytes, pe, call);
+  auto* d = static_cast<char*>(dest);
+  for (std::size_t i = 0; i < n; ++i) memcpy(d + i * dst * kBytes, r + i * sst * kBytes, kBytes);
+}
+
+inline void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
+                       std::uint64_t signal, int sig_op, int pe, const char* call) {
+  if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+    usage_error(call, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
+  char* r = target(ctx, dest, bytes, pe, call);
+  auto* s = reinterpret_cast<std::uint64_t*>(target(ctx, sig, sizeof *sig, pe, call));
+  memcpy(r, src, bytes);
+  transport::ShmTransport::store_fence();  // the data is visible before the signal
+  std::atomic_ref<std::uint64_t> a(*s);
+  if (sig_op == SHMEM_SIGNAL_ADD) a.fetch_add(signal, std::memory_order_release);
+  else a.store(signal, std::memory_order_release);
+}
+
+}  // namespace
+
+extern "C" {
+
+#define TC_RMA(TYPE, NAME)                                                                                        \
+  void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {          \
+    put_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_##NAME##_put(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                               \
+    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {      \
+    put_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_##NAME##_put_nbi(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                           \
+    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {          \
+    get_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_##NAME##_get(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                               \
+    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {      \
+    get_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_##NAME##_get_nbi(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                           \
+    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE* dest, TYPE value, int pe) {                                   \
+    put_bytes(ctx, dest, &value, sizeof(TYPE), pe, __func__);                                                      \
+  }                                                                                                               \
+  void shmem_##NAME##_p(TYPE* dest, TYPE value, int pe) {                                                        \
+    put_bytes(SHMEM_CTX_DEFAULT, dest, &value, sizeof(TYPE), pe, __func__);                                        \
+  }                                                                                                               \
+  TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE* source, int pe) {                                       \
+    TYPE v;                                                                                                       \
+    get_bytes(ctx, &v, source, sizeof(TYPE), pe, __func__);                                                        \
+    return v;                                                                                                     \
+  }                                                                                                               \
+  TYPE shmem_##NAME##_g(const TYPE* source, int pe) {                                                            \
+    TYPE v;                                                                                                       \
+    get_bytes(SHMEM_CTX_DEFAULT, &v, source, sizeof(TYPE), pe, __func__);                                          \
+    return v;                                                                                                     \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst,    \
+                               size_t nelems, int pe) {                                                           \
+    iput<sizeof(TYPE)>(ctx, dest, source, dst, sst, nelems, pe, __func__);                                         \
+  }                                                                                                               \
+  void shmem_##NAME##_iput(TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { \
+    iput<sizeof(TYPE)>(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe, __func__);                           \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst,    \
+                               size_t nelems, int pe) {                                                           \
+    iget<sizeof(TYPE)>(ctx, dest, source, dst, sst, nelems, pe, __func__);                                         \
+  }                                                                                                               \
+  void shmem_##NAME##_iget(TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { \
+    iget<sizeof(TYPE)>(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe, __func__);                           \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems,             \
+                                     uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {                   \
+    put_signal(ctx, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, __func__);                  \
+  }                                                                                                               \
+  void shmem_##NAME##_put_signal(TYPE* dest, const TYPE* source, size_t nelems, uint64_t* sig_addr,              \
+                                 uint64_t signal, int sig_op, int pe) {                                           \
+    put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, __func__);    \
+  }                                                                                                               \
+  void shmem_ctx_##NAME##_put_signal_nbi(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems,         \
+                                         uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {               \
+    put_signal(ctx, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, __func__);                  \
+  }                                                                                                               \
+  void shmem_##NAME##_put_signal_nbi(TYPE* dest, const TYPE* source, size_t nelems, uint64_t* sig_addr,          \
+                                     uint64_t signal, int sig_op, int pe) {                                       \
+    put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op, pe, __func__);    \
+  }
+SHMEMI_RMA_TYPES(TC_RMA)
+#undef TC_RMA
+
+// Sized and untyped forms: element size BITS/8 (mem: 1 byte).
+#define TC_SIZED(SUFFIX, BYTES)                                                                                   \
+  void shmem_ctx_put##SUFFIX(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {           \
+    put_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+  }                                                                                                               \
+  void shmem_put##SUFFIX(void* dest, const void* source, size_t nelems, int pe) {                                \
+    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+  }                                                                                                               \
+  void shmem_ctx_put##SUFFIX##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {     \
+    put_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+  }                                                                                                               \
+  void shmem_put##SUFFIX##_nbi(void* dest, const void* source, size_t nelems, int pe) {                          \
+    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+  }                                                                                                               \
+  void shmem_ctx_get##SUFFIX(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {           \
+    get_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+  }                                                                                                               \
+  void shmem_get##SUFFIX(void* dest, const void* source, size_t nelems, int pe) {                                \
+    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+  }                                                                                                               \
+  void shmem_ctx_get##SUFFIX##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {     \
+    get_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+  }                                                                                                               \
+  void shmem_get##SUFFIX##_nbi(void* dest, const void* source, size_t nelems, int pe) {                          \
+    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+  }                                                                                                               \
+  void shmem_ctx_put##SUFFIX##_signal(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,            \
+                                      uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {                  \
+    put_signal(ctx, dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, __func__);                         \
+  }                                                                                                               \
+  void shmem_put##SUFFIX##_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,             \
+                                  uint64_t signal, int sig_op, int pe) {                                          \
+    put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, __func__);           \
+  }                                                                                                               \
+  void shmem_ctx_put##SUFFIX##_signal_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,        \
+                                          uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {              \
+    put_signal(ctx, dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, __func__);                         \
+  }                                                                                                               \
+  void shmem_put##SUFFIX##_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr,         \
+                                      uint64_t signal, int sig_op, int pe) {                                      \
+    put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, sig_addr, signal, sig_op, pe, __func__);           \
+  }
+#define TC_SIZED_BITS(BITS) TC_SIZED(BITS, (BITS / 8))
+SHMEMI_SIZES(TC_SIZED_BITS)
+TC_SIZED(mem, 1)
+#undef TC_SIZED_BITS
+#undef TC_SIZED
+
+#define TC_STRIDED(BITS)                                                                                          \
+  void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,       \
+                            size_t nelems, int pe) {                                                              \
+    iput<BITS / 8>(ctx, dest, source, dst, sst, nelems, pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {   \
+    iput<BITS / 8>(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe, __func__);                               \
+  }                                                                                                               \
+  void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,       \
+                            size_t nelems, int pe) {                                                              \
+    iget<BITS / 8>(ctx, dest, source, dst, sst, nelems, pe, __func__);                                             \
+  }                                                                                                               \
+  void shmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {   \
+    iget<BITS / 8>(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe, __func__);                               \
+  }
+SHMEMI_SIZES(TC_STRIDED)
+#undef TC_STRIDED
+
+}  // extern "C"

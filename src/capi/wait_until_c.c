@@ -1,0 +1,5 @@
+/* The deprecated untyped shmem_wait_until(long *, int, long). It is defined
+ * in C because in C++ <shmem.h> offers the generic overload of that name. */
+#include <shmem.h>
+
+void(shmem_wait_until)(long *ivar, int cmp, long cmp_value) { shmem_long_wait_until(ivar, cmp, cmp_value); }

@@ -1,0 +1,125 @@
+#include "core/config.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace tilecomm {
+namespace {
+
+[[noreturn]] void bad(const char* var, const std::string& text, const char* expected) {
+  raise(ErrorCode::InvalidUsage, "environment variable %s='%s' is not %s; unset it or fix the value",
+        var, text.c_str(), expected);
+}
+
+void parse(const char* var, const std::string& text, std::size_t& out) {
+  if (!parse_size(text, out)) bad(var, text, "a size (a number with an optional K, M, G or T suffix)");
+}
+
+void parse(const char* var, const std::string& text, bool& out) {
+  static const char* const kTrue[] = {"1", "y", "yes", "true", "on"};
+  static const char* const kFalse[] = {"0", "n", "no", "false", "off"};
+  for (const char* t : kTrue)
+    if (strcasecmp(text.c_str(), t) == 0) return void(out = true);
+  for (const char* f : kFalse)
+    if (strcasecmp(text.c_str(), f) == 0) return void(out = false);
+  bad(var, text, "a boolean (1/0, yes/no, true/false, on/off)");
+}
+
+void parse(const char* var, const std::string& text, double& out) {
+  char* end = nullptr;
+  errno = 0;
+  double v = strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0)
+    bad(var, text, "a non-negative number of seconds");
+  out = v;
+}
+
+void parse(const char* var, const std::string& text, unsigned long long& out) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') bad(var, text, "a non-negative integer");
+  out = v;
+}
+
+void parse(const char*, const std::string& text, std::string& out) { out = text; }
+
+void parse(const char* var, const std::string& text, LogLevel& out) {
+  static const char* const kNames[] = {"error", "warn", "info", "debug", "trace"};
+  for (int i = 0; i < 5; ++i)
+    if (strcasecmp(text.c_str(), kNames[i]) == 0) return void(out = static_cast<LogLevel>(i));
+  bad(var, text, "one of error, warn, info, debug, trace");
+}
+
+std::string show(std::size_t v) { return format_size(v); }
+std::string show(bool v) { return v ? "1" : "0"; }
+std::string show(double v) { return strprintf("%g", v); }
+std::string show(unsigned long long v) { return std::to_string(v); }
+std::string show(const std::string& v) { return v; }
+std::string show(LogLevel v) {
+  static const char* const kNames[] = {"error", "warn", "info", "debug", "trace"};
+  return kNames[static_cast<int>(v)];
+}
+
+}  // namespace
+
+bool parse_size(const std::string& text, std::size_t& out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || isspace(static_cast<unsigned char>(text[0])))
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  double v = strtod(text.c_str(), &end);
+  if (end == text.c_str() || errno != 0 || !std::isfinite(v) || v < 0) return false;
+  double scale = 1;
+  if (*end != '\0') {
+    switch (*end) {
+      case 'k': case 'K': scale = 1024.0; break;
+      case 'm': case 'M': scale = 1024.0 * 1024; break;
+      case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+      case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+      default: return false;
+    }
+    ++end;
+    if (*end == 'b' || *end == 'B') ++end;  // "512MB" is a common spelling
+    if (*end != '\0') return false;
+  }
+  double bytes = v * scale;
+  if (bytes >= 18446744073709551615.0) return false;
+  out = static_cast<std::size_t>(bytes);
+  return true;
+}
+
+std::string format_size(std::size_t bytes) {
+  static const char* const kSuffix[] = {"", "K", "M", "G", "T"};
+  int i = 0;
+  while (i < 4 && bytes != 0 && bytes % 1024 == 0) bytes /= 1024, ++i;
+  return std::to_string(bytes) + kSuffix[i];
+}
+
+Config Config::load() {
+  Config c;
+#define TC_CONFIG(member, type, var, def, help)     \
+  {                                                 \
+    const char* env = getenv(var);                  \
+    parse(var, env ? std::string(env) : def, c.member); \
+  }
+#include "core/config_table.def"
+#undef TC_CONFIG
+  if (c.debug && c.log_level < LogLevel::Debug) c.log_level = LogLevel::Debug;
+  return c;
+}
+
+std::vector<Config::Row> Config::describe() const {
+  std::vector<Row> rows;
+#define TC_CONFIG(member, type, var, def, help) \
+  rows.push_back(Row{var, #type, def, help, show(member), getenv(var) != nullptr});
+#include "core/config_table.def"
+#undef TC_CONFIG
+  return rows;
+}
+
+}  // namespace tilecomm

@@ -1,0 +1,70 @@
+#include "core/error.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "core/log.hpp"
+
+namespace tilecomm {
+
+const char* to_string(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::InvalidUsage: return "invalid usage";
+    case ErrorCode::Timeout: return "timeout";
+    case ErrorCode::Transport: return "transport error";
+    case ErrorCode::Remote: return "remote failure";
+    case ErrorCode::System: return "system error";
+  }
+  return "error";
+}
+
+std::string vstrprintf(const char* fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  std::string out(n > 0 ? n : 0, '\0');
+  if (n > 0) vsnprintf(out.data(), n + 1, fmt, ap);
+  return out;
+}
+
+std::string strprintf(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vstrprintf(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+void raise(ErrorCode code, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vstrprintf(fmt, ap);
+  va_end(ap);
+  throw Error(code, s);
+}
+
+void fatal(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vstrprintf(fmt, ap);
+  va_end(ap);
+  log::write(LogLevel::Error, "fatal", "%s", s.c_str());
+  fflush(stdout);
+  fflush(stderr);
+  _exit(1);
+}
+
+void fatal_error(const char* context, const Error& e) {
+  fatal("%s: %s: %s", context, to_string(e.code()), e.what());
+}
+
+std::string errno_text(int err) {
+  char buf[128];
+  return strerror_r(err, buf, sizeof buf);
+}
+
+}  // namespace tilecomm

@@ -1,0 +1,58 @@
+// Errors: one exception type with a code, and the job-ending fatal path.
+//
+// C++ layers throw tilecomm::Error. The C API cannot throw, and the
+// OpenSHMEM specification gives most calls no error return, so a usage error
+// there ends the job through fatal(): the message is logged with the PE, the
+// process exits non-zero, and the launcher (or the rendezvous server) ends
+// the other PEs naming this one.
+#pragma once
+
+#include <cstdarg>
+#include <stdexcept>
+#include <string>
+
+namespace tilecomm {
+
+enum class ErrorCode { InvalidUsage, Timeout, Transport, Remote, System };
+
+const char* to_string(ErrorCode code);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+/// printf-style std::string.
+std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string vstrprintf(const char* fmt, va_list ap);
+
+/// Throws Error(code, formatted message).
+[[noreturn]] void raise(ErrorCode code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/// Logs the message as an error of this PE and ends the process with
+/// status 1 (no atexit handlers: a PE in trouble must not wait for peers).
+[[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/// Ends the process after a caught Error, with `context` (a call name) first.
+[[noreturn]] void fatal_error(const char* context, const Error& e);
+
+/// errno text for messages.
+std::string errno_text(int err);
+
+}  // namespace tilecomm
+
+#define TC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/// Checks an invariant of the caller's input; throws InvalidUsage naming both
+/// operands and the source line.
+#define TC_CHECK_OP(a, op, b, what)                                                   \
+  do {                                                                                \
+    if (TC_UNLIKELY(!((a)op(b))))                                                     \
+      ::tilecomm::raise(::tilecomm::ErrorCode::InvalidUsage, "%s: %s %s %s (%lld vs %lld) [%s:%d]", \
+                        what, #a, #op, #b, (long long)(a), (long long)(b), __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,43 @@
+#include "core/wait.hpp"
+
+#include <mutex>
+#include <time.h>
+
+namespace tilecomm {
+namespace detail {
+WaitParams g_wait;
+std::atomic<bool> g_failed{false};
+
+double now_seconds() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+}  // namespace detail
+
+namespace {
+std::mutex g_reason_mutex;
+std::string g_reason;
+}  // namespace
+
+bool job_failed() noexcept { return detail::g_failed.load(std::memory_order_acquire); }
+
+std::string job_failure() {
+  std::lock_guard<std::mutex> lock(g_reason_mutex);
+  return g_reason;
+}
+
+void set_job_failed(const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(g_reason_mutex);
+    if (g_reason.empty()) g_reason = reason;
+  }
+  detail::g_failed.store(true, std::memory_order_release);
+}
+
+void configure_waits(std::uint64_t spin, double timeout_seconds) {
+  detail::g_wait.spin = spin;
+  detail::g_wait.timeout = timeout_seconds;
+}
+
+}  // namespace tilecomm

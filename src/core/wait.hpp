@@ -1,0 +1,72 @@
+// Waiting: spin briefly, then yield; never forever.
+//
+// Every blocking loop in tilecomm goes through wait_for(). It polls the
+// condition, spinning with a CPU relax hint for TILECOMM_SPIN polls and then
+// calling sched_yield() between polls, so that an oversubscribed host (more
+// PEs than cores) keeps moving. Every few polls it also looks at the job's
+// failure state (set when a peer PE dies or the job is aborted) and at the
+// TILECOMM_TIMEOUT deadline, and returns instead of hanging.
+#pragma once
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace tilecomm {
+
+enum class WaitStatus { Done, PeerFailed, TimedOut };
+
+/// The job-wide failure state of this process: set once, by the thread that
+/// watches the rendezvous connection or by the launcher's abort message.
+bool job_failed() noexcept;
+std::string job_failure();  // "PE 3 (pid 1234) was killed by signal 9", or ""
+void set_job_failed(const std::string& reason);
+
+namespace detail {
+struct WaitParams {
+  std::uint64_t spin = 2000;
+  double timeout = 0;  // seconds, 0 = off
+};
+extern WaitParams g_wait;
+extern std::atomic<bool> g_failed;
+double now_seconds() noexcept;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+}  // namespace detail
+
+void configure_waits(std::uint64_t spin, double timeout_seconds);
+inline double wait_timeout() noexcept { return detail::g_wait.timeout; }
+
+/// Polls done() until it returns true, the job fails, or the timeout passes.
+template <class Done>
+WaitStatus wait_for(Done&& done) {
+  if (done()) return WaitStatus::Done;
+  const std::uint64_t spin = detail::g_wait.spin;
+  double deadline = 0;
+  for (std::uint64_t i = 1;; ++i) {
+    if (done()) return WaitStatus::Done;
+    if (i < spin) {
+      detail::cpu_relax();
+      if ((i & 255) != 0) continue;
+    } else {
+      sched_yield();
+      if ((i & 15) != 0) continue;
+    }
+    if (detail::g_failed.load(std::memory_order_relaxed)) return WaitStatus::PeerFailed;
+    if (detail::g_wait.timeout > 0) {
+      double now = detail::now_seconds();
+      if (deadline == 0) deadline = now + detail::g_wait.timeout;
+      else if (now > deadline) return done() ? WaitStatus::Done : WaitStatus::TimedOut;
+    }
+  }
+}
+
+}  // namespace tilecomm

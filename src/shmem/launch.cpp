@@ -1,0 +1,123 @@
+#include "shmem/launch.hpp"
+
+#include <arpa/inet.h>
+#include <shmem.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "bootstrap/server.hpp"
+#include "core/log.hpp"
+#include "core/wait.hpp"
+
+extern "C" {
+tilecomm_ctx tilecomm_ctx_default;
+tilecomm_team tilecomm_team_world;
+tilecomm_team tilecomm_team_shared;
+}
+
+namespace tilecomm::shmem {
+namespace {
+
+std::mutex g_init_mutex;
+bootstrap::Server* g_uid_server = nullptr;  // in the process that made the unique ID
+bool g_atexit_registered = false;
+
+void print_info(const Config& cfg) {
+  printf("tilecomm %s (OpenSHMEM %d.%d)\n", TILECOMM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+  for (const auto& row : cfg.describe())
+    printf("  %-28s = %-12s %s%s\n", row.name, row.value.c_str(), row.help, row.set ? " [set]" : "");
+  fflush(stdout);
+}
+
+void setup_predefined(Runtime& rt) {
+  tilecomm_team_world = tilecomm_team{};
+  tilecomm_team_world.start = 0;
+  tilecomm_team_world.stride = 1;
+  tilecomm_team_world.size = rt.n_pes();
+  tilecomm_team_world.my_pe = rt.my_pe();
+  tilecomm_team_world.slot = 0;
+  tilecomm_team_world.predefined = true;
+  // TEAM_SHARED: the PEs that share memory with this one. Every PE of a job
+  // is on this host (Runtime checks), so it spans the job, with its own slot.
+  tilecomm_team_shared = tilecomm_team_world;
+  tilecomm_team_shared.slot = 1;
+  tilecomm_ctx_default = tilecomm_ctx{&tilecomm_team_world, 0};
+}
+
+}  // namespace
+
+tilecomm_team* world_team() { return &tilecomm_team_world; }
+
+int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* call) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_state.load() == static_cast<int>(State::Ready)) return 0;
+  if (g_state.load() == static_cast<int>(State::Finalized))
+    fatal("%s: the runtime was finalized already; OpenSHMEM cannot be initialized twice in one process", call);
+  try {
+    Config cfg = Config::load();
+    log::set_level(cfg.log_level);
+    configure_waits(cfg.spin, cfg.timeout);
+    LaunchInfo launch;
+    if (explicit_launch) {
+      launch = *explicit_launch;
+    } else if (!cfg.uniqueid.empty()) {
+      launch.my_pe = static_cast<int>(cfg.rank);
+      launch.n_pes = static_cast<int>(cfg.size);
+      launch.rendezvous = cfg.uniqueid;
+    }
+    if (launch.n_pes < 1 || launch.my_pe < 0 || launch.my_pe >= launch.n_pes)
+      raise(ErrorCode::InvalidUsage, "PE %d of %d is not a valid launch (need 0 <= PE < number of PEs)", launch.my_pe,
+            launch.n_pes);
+    g_runtime = new Runtime(cfg, launch);
+    g_thread_level = thread_level;
+    setup_predefined(*g_runtime);
+    g_state.store(static_cast<int>(State::Ready));
+    if (!g_atexit_registered) {
+      g_atexit_registered = true;
+      atexit([] { finalize(); });
+    }
+    if (cfg.info && launch.my_pe == 0) print_info(cfg);
+    TC_LOG(Debug, "init", "PE %d of %d ready (heap %s)", launch.my_pe, launch.n_pes,
+           format_size(cfg.symmetric_size).c_str());
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+  return 0;
+}
+
+void finalize() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_state.load() != static_cast<int>(State::Ready)) return;
+  Runtime& rt = *g_runtime;
+  rt.shm().quiet();
+  rt.team_sync(tilecomm_team_world, "shmem_finalize");
+  rt.finalize();
+  g_state.store(static_cast<int>(State::Finalized));
+  if (g_uid_server) {
+    // This process hosts the rendezvous: stay until every PE has finalized.
+    if (!g_uid_server->wait_all_finalized(rt.config().bootstrap_timeout))
+      TC_LOG(Warn, "bootstrap", "not every PE finalized within %g s; closing the rendezvous server",
+             rt.config().bootstrap_timeout);
+    delete g_uid_server;
+    g_uid_server = nullptr;
+  }
+  delete g_runtime;
+  g_runtime = nullptr;
+}
+
+std::string make_uniqueid() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  Config cfg = Config::load();
+  log::set_level(cfg.log_level);
+  in_addr a{};
+  if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
+    raise(ErrorCode::InvalidUsage, "TILECOMM_BOOTSTRAP_ADDR='%s' is not an IPv4 address", cfg.bootstrap_addr.c_str());
+  if (g_uid_server)
+    raise(ErrorCode::InvalidUsage, "this process made a unique ID already; one job per process");
+  g_uid_server = new bootstrap::Server(a.s_addr);
+  return g_uid_server->rendezvous().to_string();
+}
+
+}  // namespace tilecomm::shmem

@@ -1,0 +1,115 @@
+#include "shmem/runtime.hpp"
+
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstring>
+
+#include "core/log.hpp"
+
+namespace tilecomm::shmem {
+
+std::atomic<int> g_state{static_cast<int>(State::Uninitialized)};
+Runtime* g_runtime = nullptr;
+int g_thread_level = 0;
+
+namespace {
+
+// What every PE tells the others at init.
+struct PeerInfo {
+  memory::SegmentKey heap;
+  memory::SegmentKey data;
+  char host[64];
+};
+
+// Bytes reserved at the start of each heap for the ControlBlock.
+std::size_t control_bytes() { return memory::round_up(sizeof(ControlBlock), 1 << 16); }
+
+}  // namespace
+
+Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
+    : cfg_(cfg), my_pe_(launch.my_pe), n_pes_(launch.n_pes) {
+  log::set_pe(my_pe_);
+  if (!launch.rendezvous.empty())
+    client_ = std::make_unique<bootstrap::Client>(bootstrap::Rendezvous::parse(launch.rendezvous, "the unique ID"),
+                                                  my_pe_, n_pes_, cfg_.bootstrap_timeout);
+
+  // Symmetric memory: the heap (control block first), then the data segment.
+  const std::size_t reserve = control_bytes();
+  heap_ = memory::Segment::create("tilecomm-heap", reserve + memory::round_up(cfg_.symmetric_size, 64));
+  if (int err = heap_.back(0, reserve))
+    raise(ErrorCode::System, "cannot back %zu bytes of shared memory for the runtime: %s", reserve,
+          errno_text(err).c_str());
+  control_ = new (heap_.base()) ControlBlock();
+  alloc_ = memory::HeapAllocator(reserve, heap_.size());
+  if (cfg_.symmetric_data) {
+    memory::AddressRange range = memory::find_executable_data();
+    if (range.size()) data_ = memory::make_data_symmetric(range);
+  }
+
+  shm_ = std::make_unique<transport::ShmTransport>(my_pe_, n_pes_);
+  PeerInfo mine{};
+  mine.heap = shm_->register_segment(0, heap_);
+  if (data_.size()) mine.data = shm_->register_segment(1, data_);
+  gethostname(mine.host, sizeof mine.host - 1);
+  std::vector<PeerInfo> all(n_pes_);
+  if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
+  else all[0] = mine;
+  for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host);
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    if (hosts_[pe] != hosts_[my_pe_])
+      raise(ErrorCode::InvalidUsage, "PE %d runs on host %s and PE %d on %s: this build of tilecomm connects PEs "
+            "of one host only (shared memory); run all PEs on one host", my_pe_, hosts_[my_pe_].c_str(), pe,
+            hosts_[pe].c_str());
+    shm_->attach(pe, 0, all[pe].heap);
+    if (data_.size()) shm_->attach(pe, 1, all[pe].data);
+  }
+  // Everybody has mapped everybody: from here a PE may exit without taking a
+  // segment away from a peer that has not opened it yet.
+  if (client_) {
+    int dummy = 0;
+    std::vector<int> sink(n_pes_);
+    client_->allgather(&dummy, sizeof dummy, sink.data(), cfg_.bootstrap_timeout);
+    client_->start_watcher(cfg_.abort_grace);
+  }
+  used_slots_ = 0b11;  // slot 0: TEAM_WORLD, slot 1: TEAM_SHARED
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::finalize() {
+  if (client_) client_->finalize();
+}
+
+void Runtime::global_exit(int status) {
+  if (client_) client_->global_exit(status);
+  fflush(stdout);
+  fflush(stderr);
+  _exit(status);
+}
+
+void usage_error(const char* call, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vstrprintf(fmt, ap);
+  va_end(ap);
+  fatal("%s: %s", call, s.c_str());
+}
+
+void not_ready(const char* call) {
+  if (g_state.load() == static_cast<int>(State::Finalized))
+    fatal("%s called after shmem_finalize; OpenSHMEM calls are allowed only between shmem_init and shmem_finalize",
+          call);
+  fatal("%s called before shmem_init; call shmem_init (or shmem_init_thread) first", call);
+}
+
+void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,
+                 const std::string& seen) {
+  if (st == WaitStatus::PeerFailed)
+    fatal("%s: leaving the wait on %p (waiting for %s, saw %s) because the job failed: %s", call, addr,
+          expected.c_str(), seen.c_str(), job_failure().c_str());
+  fatal("%s: waited more than TILECOMM_TIMEOUT=%g s on %p for %s; it is still %s", call, wait_timeout(), addr,
+        expected.c_str(), seen.c_str());
+}
+
+}  // namespace tilecomm::shmem

@@ -1,0 +1,164 @@
+// The SHMEM runtime: one per process, created by shmem_init.
+//
+// It owns the bootstrap connection, the symmetric segments (heap and the
+// executable's data), the transports and the predefined teams and context.
+// The C API (src/capi) is a thin layer over the inline operations below.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "bootstrap/client.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/wait.hpp"
+#include "memory/data_segment.hpp"
+#include "memory/heap.hpp"
+#include "memory/segment.hpp"
+#include "transport/shm/shm_transport.hpp"
+
+namespace tilecomm::shmem {
+
+constexpr int kMaxTeams = 64;   // team slots: barrier flags and ids
+constexpr int kMaxRounds = 24;  // dissemination rounds: teams up to 2^24 PEs
+
+/// One cache line per flag, so that PEs spinning on neighbouring flags do
+/// not share lines.
+struct alignas(64) Flag {
+  std::atomic<std::uint64_t> value;
+};
+
+/// The first bytes of every PE's heap segment: runtime state that peers
+/// reach with the same offsets on every PE.
+struct ControlBlock {
+  Flag barrier[kMaxTeams][kMaxRounds];  // dissemination flags, per team slot and round
+  std::uint64_t free_slots[kMaxTeams];  // team creation: my free-slot mask, per parent slot
+  struct AllocRecord {                  // collective allocation check
+    std::uint64_t seq, op, size, align, offset;
+    std::int64_t status;                // 0 or an errno
+  } alloc;
+};
+
+struct LaunchInfo {
+  int my_pe = 0;
+  int n_pes = 1;
+  std::string rendezvous;  // empty: singleton
+};
+
+}  // namespace tilecomm::shmem
+
+/// A team: an arithmetic progression of world PEs (start, stride, size).
+struct tilecomm_team {
+  int start = 0, stride = 1, size = 1;
+  int my_pe = 0;  // this PE's number in the team
+  int slot = 0;   // team slot: barrier flags
+  int num_contexts = 0;
+  long config_mask = 0;
+  std::uint64_t epoch = 0;  // barriers completed
+  bool predefined = false;
+
+  int world(int team_pe) const { return start + team_pe * stride; }
+};
+
+/// A communication context: a team and the options it was made with.
+struct tilecomm_ctx {
+  tilecomm_team* team = nullptr;
+  long options = 0;
+};
+
+namespace tilecomm::shmem {
+
+class Runtime {
+ public:
+  /// Builds the runtime for this process; throws tilecomm::Error.
+  Runtime(const Config& cfg, const LaunchInfo& launch);
+  ~Runtime();
+
+  const Config& config() const { return cfg_; }
+  int my_pe() const { return my_pe_; }
+  int n_pes() const { return n_pes_; }
+  transport::ShmTransport& shm() { return *shm_; }
+  ControlBlock& control() { return *control_; }
+  ControlBlock& control(int pe) { return *reinterpret_cast<ControlBlock*>(shm_->translate(control_, pe)); }
+  const memory::Segment& heap() const { return heap_; }
+  std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
+  const std::vector<std::string>& hosts() const { return hosts_; }
+
+  /// Collective allocation over all PEs (shmem_malloc family); see alloc.cpp.
+  void* allocate(const char* call, std::size_t size, std::size_t align, bool zero);
+  void release(const char* call, void* ptr);
+  void* reallocate(const char* call, void* ptr, std::size_t size);
+
+  /// Barrier over a team's members with dissemination flags (no quiet).
+  void team_sync(tilecomm_team& team, const char* call);
+  /// Reserves `count` team slots agreed by every member of `parent`;
+  /// fills `slots` and returns true, or false when slots are exhausted.
+  bool agree_slots(tilecomm_team& parent, int count, int* slots, const char* call);
+  void free_slot(int slot);
+  void reset_slot(int slot);
+
+  void finalize();
+  [[noreturn]] void global_exit(int status);
+
+ private:
+  Config cfg_;
+  int my_pe_, n_pes_;
+  std::unique_ptr<bootstrap::Client> client_;
+  memory::Segment heap_;
+  memory::Segment data_;
+  std::unique_ptr<transport::ShmTransport> shm_;
+  ControlBlock* control_ = nullptr;
+  std::mutex alloc_mutex_;
+  memory::HeapAllocator alloc_;
+  std::uint64_t alloc_seq_ = 0;
+  std::mutex slot_mutex_;
+  std::uint64_t used_slots_ = 0;
+  std::vector<std::string> hosts_;
+};
+
+// ---- process-wide state -----------------------------------------------------
+
+enum class State : int { Uninitialized, Ready, Finalized };
+extern std::atomic<int> g_state;
+extern Runtime* g_runtime;
+extern int g_thread_level;
+
+/// Ends the job: a usage error in call `call`.
+[[noreturn]] void usage_error(const char* call, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+[[noreturn]] void not_ready(const char* call);
+
+/// The runtime, or a fatal error naming `call` before init / after finalize.
+inline Runtime& rt(const char* call) {
+  if (TC_UNLIKELY(g_state.load(std::memory_order_relaxed) != static_cast<int>(State::Ready))) not_ready(call);
+  return *g_runtime;
+}
+
+/// World PE of `pe` in `ctx`'s team, checked.
+inline int world_pe(const tilecomm_ctx* ctx, int pe, const char* call) {
+  const tilecomm_team* t = ctx->team;
+  if (TC_UNLIKELY(static_cast<unsigned>(pe) >= static_cast<unsigned>(t->size)))
+    usage_error(call, "PE %d is out of range: the %s has PEs 0..%d", pe,
+                t->predefined && t->start == 0 && t->stride == 1 ? "job" : "context's team", t->size - 1);
+  return t->world(pe);
+}
+
+/// Peer address of symmetric `addr` on world PE `pe`, checked.
+inline char* remote(const void* addr, int pe, const char* call) {
+  char* p = g_runtime->shm().translate(addr, pe);
+  if (TC_UNLIKELY(!p))
+    usage_error(call, "address %p is not symmetric: it is neither in the symmetric heap (shmem_malloc) nor a "
+                "global or static variable of the executable", addr);
+  return p;
+}
+
+/// Checks that `addr` is a local symmetric address (for waits and tests).
+inline void check_symmetric(const void* addr, const char* call) { (void)remote(addr, g_runtime->my_pe(), call); }
+
+/// Ends the job after a wait returned because a peer failed or it timed out.
+[[noreturn]] void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,
+                              const std::string& seen);
+
+}  // namespace tilecomm::shmem

@@ -1,0 +1,79 @@
+// Team synchronization and team slots.
+//
+// NOTE [barrier] Dissemination barrier over a team's members. In round r,
+// team PE i raises flag[slot][r] on team PE (i + 2^r) mod n to the team's
+// barrier epoch, then waits until its own flag[slot][r] reaches that epoch.
+// Epochs only grow, so flags never need resetting between barriers; a fast
+// PE that already entered the next barrier writes a larger epoch, which
+// still satisfies a slow partner's ">= epoch" test. ceil(log2 n) rounds, one
+// cache line written per round per PE, works for any n.
+#include <bit>
+
+#include "core/log.hpp"
+#include "shmem/runtime.hpp"
+
+namespace tilecomm::shmem {
+
+void Runtime::team_sync(tilecomm_team& team, const char* call) {
+  const int n = team.size;
+  if (n == 1) return;
+  const std::uint64_t epoch = ++team.epoch;
+  const int me = team.my_pe;
+  Flag* mine = control_->barrier[team.slot];
+  for (int r = 0, dist = 1; dist < n; ++r, dist <<= 1) {
+    int partner = team.world((me + dist) % n);
+    Flag& theirs = control(partner).barrier[team.slot][r];
+    theirs.value.store(epoch, std::memory_order_release);
+    std::atomic<std::uint64_t>& flag = mine[r].value;
+    WaitStatus st = wait_for([&] { return flag.load(std::memory_order_acquire) >= epoch; });
+    if (st != WaitStatus::Done) {
+      int from = team.world(((me - dist) % n + n) % n);
+      wait_failed(st, call, &flag,
+                  strprintf("barrier epoch %llu from PE %d (round %d)", static_cast<unsigned long long>(epoch), from, r),
+                  strprintf("epoch %llu", static_cast<unsigned long long>(flag.load())));
+    }
+  }
+}
+
+bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const char* call) {
+  std::uint64_t free_mask;
+  {
+    std::lock_guard<std::mutex> lock(slot_mutex_);
+    free_mask = ~used_slots_;
+  }
+  control_->free_slots[parent.slot] = free_mask;
+  team_sync(parent, call);
+  std::uint64_t common = ~std::uint64_t{0};
+  for (int i = 0; i < parent.size; ++i) {
+    auto* remote_mask = &control(parent.world(i)).free_slots[parent.slot];
+    common &= std::atomic_ref<std::uint64_t>(*remote_mask).load(std::memory_order_acquire);
+  }
+  bool ok = std::popcount(common) >= count;
+  for (int k = 0; k < count && ok; ++k) {
+    slots[k] = std::countr_zero(common);
+    common &= common - 1;
+  }
+  if (ok) {
+    std::lock_guard<std::mutex> lock(slot_mutex_);
+    for (int k = 0; k < count; ++k) used_slots_ |= std::uint64_t{1} << slots[k];
+    for (int k = 0; k < count; ++k) reset_slot(slots[k]);
+  } else {
+    TC_LOG(Warn, "team", "%s: no free team slot shared by all %d PEs of the parent team (at most %d teams exist at "
+           "once); destroy unused teams", call, parent.size, kMaxTeams);
+  }
+  // Nobody may use the new slots (or overwrite free_slots) before every PE
+  // has read the masks and reset its flags.
+  team_sync(parent, call);
+  return ok;
+}
+
+void Runtime::reset_slot(int slot) {
+  for (auto& f : control_->barrier[slot]) f.value.store(0, std::memory_order_relaxed);
+}
+
+void Runtime::free_slot(int slot) {
+  std::lock_guard<std::mutex> lock(slot_mutex_);
+  used_slots_ &= ~(std::uint64_t{1} << slot);
+}
+
+}  // namespace tilecomm::shmem

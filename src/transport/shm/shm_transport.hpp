@@ -1,0 +1,78 @@
+// The shared-memory transport (MTE: the calling thread loads and stores).
+//
+// Every PE's segments are mapped by every PE of the host, so a put is a
+// memcpy into the peer's mapping, a get the reverse, and an AMO a CPU atomic
+// instruction on the peer's memory. Operations complete before they return.
+//
+// NOTE [ordering] on shared memory: stores become visible in program order on
+// x86-64 (TSO), except the non-temporal stores that memcpy uses for large
+// copies. fence() is therefore a store fence (sfence), which orders those
+// too; quiet() is a full fence (mfence), which also orders later loads. Both
+// are also compiler barriers. On other CPUs both are full fences.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "transport/transport.hpp"
+
+namespace tilecomm::transport {
+
+class ShmTransport final : public Transport {
+ public:
+  static constexpr int kSegments = 2;
+
+  ShmTransport(int my_pe, int n_pes);
+  ~ShmTransport() override;
+
+  std::string_view name() const noexcept override { return "shm"; }
+  Capabilities capabilities() const noexcept override { return {true, true, false}; }
+  bool reachable(int pe) const noexcept override { return pe >= 0 && pe < n_pes_; }
+
+  memory::SegmentKey register_segment(int id, const memory::Segment& seg) override;
+  void attach(int pe, int id, const memory::SegmentKey& key) override;
+
+  void put(int pe, void* dst, const void* src, std::size_t n) override { memcpy(translate(dst, pe), src, n); }
+  void get(int pe, void* dst, const void* src, std::size_t n) override { memcpy(dst, translate(src, pe), n); }
+  std::uint64_t atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
+                       std::uint64_t compare) override;
+  void put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig, std::uint64_t signal,
+                  bool add) override;
+  void fence() override { store_fence(); }
+  void quiet() override { full_fence(); }
+  void progress() override {}
+
+  /// The address of symmetric address `addr` in PE `pe`'s copy, or nullptr
+  /// if `addr` is in no symmetric segment.
+  char* translate(const void* addr, int pe) const noexcept {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s) {
+      std::uintptr_t off = a - local_[s].base;
+      if (off < local_[s].size) return peers_[s][pe] + off;
+    }
+    return nullptr;
+  }
+  bool is_symmetric(const void* addr) const noexcept { return translate(addr, my_pe_) != nullptr; }
+
+  static void store_fence() noexcept {
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+  }
+  static void full_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+ private:
+  struct Local {
+    std::uintptr_t base = 0;
+    std::size_t size = 0;
+  };
+  int my_pe_, n_pes_;
+  Local local_[kSegments];
+  std::vector<char*> peers_[kSegments];
+};
+
+}  // namespace tilecomm::transport

@@ -1,0 +1,35 @@
+// tilecomm-info: the version, build options, configuration and transports.
+#include <shmem.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  bool brief = argc > 1 && strcmp(argv[1], "--version") == 0;
+  printf("tilecomm %s (OpenSHMEM %d.%d API)\n", TILECOMM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+  if (brief) return 0;
+  printf("\nbuild\n");
+  printf("  compiler     %s\n", __VERSION__);
+#ifdef NDEBUG
+  printf("  build type   release (argument checks on, trace logging compiled out)\n");
+#else
+  printf("  build type   debug (argument checks on, trace logging available)\n");
+#endif
+  printf("  C++ standard %ld\n", __cplusplus);
+  printf("\ntransports\n");
+  printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
+  printf("\nconfiguration (environment variables; current value first)\n");
+  try {
+    for (const auto& row : tilecomm::Config::load().describe()) {
+      printf("  %s = %s%s\n", row.name, row.value.c_str(), row.set ? "  (set)" : "");
+      printf("      %s [%s, default %s]\n", row.help, row.type, row.def);
+    }
+  } catch (const tilecomm::Error& e) {
+    fprintf(stderr, "tilecomm-info: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
