@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -68,12 +69,13 @@ std::string show(LogLevel v) {
 }  // namespace
 
 bool parse_size(const std::string& text, std::size_t& out) {
-  if (text.empty() || text[0] == '-' || text[0] == '+' || isspace(static_cast<unsigned char>(text[0])))
-    return false;
-  char* end = nullptr;
-  errno = 0;
-  double v = strtod(text.c_str(), &end);
-  if (end == text.c_str() || errno != 0 || !std::isfinite(v) || v < 0) return false;
+  // Digits with at most one decimal point, then an optional suffix.
+  std::size_t digits = text.find_first_not_of("0123456789.");
+  std::string number = text.substr(0, digits);
+  if (number.empty() || number == "." || std::count(number.begin(), number.end(), '.') > 1) return false;
+  double v = strtod(number.c_str(), nullptr);
+  if (!std::isfinite(v)) return false;
+  const char* end = text.c_str() + number.size();
   double scale = 1;
   if (*end != '\0') {
     switch (*end) {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tilecomm needs, if any is missing.
+#   scripts/install-deps.sh          build and test dependencies
+#   scripts/install-deps.sh --bench  also the peers of bench/compare (OpenMPI's OSHMEM)
+set -euo pipefail
+
+packages=(g++ gcc make cmake libgtest-dev)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(openmpi-bin libopenmpi-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  sudo=sudo
+  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+else
+  sudo=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

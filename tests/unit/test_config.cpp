@@ -1,0 +1,80 @@
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <set>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+
+using tilecomm::Config;
+using tilecomm::parse_size;
+
+TEST(ParseSize, AcceptsSpecForms) {
+  std::size_t v = 0;
+  EXPECT_TRUE(parse_size("4096", v));
+  EXPECT_EQ(v, 4096u);
+  EXPECT_TRUE(parse_size("512M", v));
+  EXPECT_EQ(v, 512u << 20);
+  EXPECT_TRUE(parse_size("1g", v));
+  EXPECT_EQ(v, 1u << 30);
+  EXPECT_TRUE(parse_size("1.5K", v));
+  EXPECT_EQ(v, 1536u);
+  EXPECT_TRUE(parse_size("2T", v));
+  EXPECT_EQ(v, std::size_t{2} << 40);
+  EXPECT_TRUE(parse_size("64MB", v));
+  EXPECT_EQ(v, 64u << 20);
+}
+
+TEST(ParseSize, RejectsEverythingElse) {
+  std::size_t v = 7;
+  for (const char* bad : {"", "-1", "+5", " 5", "5 ", "12Q", "M", "1MM", "1e400", "0x10", "abc", "5KBx"})
+    EXPECT_FALSE(parse_size(bad, v)) << bad;
+  EXPECT_EQ(v, 7u);
+}
+
+TEST(Config, DefaultsAndOverrides) {
+  unsetenv("SHMEM_SYMMETRIC_SIZE");
+  unsetenv("TILECOMM_TIMEOUT");
+  Config d = Config::load();
+  EXPECT_EQ(d.symmetric_size, 256u << 20);
+  EXPECT_EQ(d.timeout, 0.0);
+  setenv("SHMEM_SYMMETRIC_SIZE", "1G", 1);
+  setenv("TILECOMM_TIMEOUT", "2.5", 1);
+  Config c = Config::load();
+  EXPECT_EQ(c.symmetric_size, 1u << 30);
+  EXPECT_EQ(c.timeout, 2.5);
+  unsetenv("SHMEM_SYMMETRIC_SIZE");
+  unsetenv("TILECOMM_TIMEOUT");
+}
+
+TEST(Config, MalformedValueNamesVariableAndValue) {
+  setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+  try {
+    Config::load();
+    ADD_FAILURE() << "no error for SHMEM_SYMMETRIC_SIZE=12Q";
+  } catch (const tilecomm::Error& e) {
+    EXPECT_EQ(e.code(), tilecomm::ErrorCode::InvalidUsage);
+    EXPECT_NE(std::string(e.what()).find("SHMEM_SYMMETRIC_SIZE='12Q'"), std::string::npos) << e.what();
+  }
+  unsetenv("SHMEM_SYMMETRIC_SIZE");
+  setenv("TILECOMM_LOG_LEVEL", "loud", 1);
+  EXPECT_THROW(Config::load(), tilecomm::Error);
+  unsetenv("TILECOMM_LOG_LEVEL");
+  setenv("SHMEM_DEBUG", "maybe", 1);
+  EXPECT_THROW(Config::load(), tilecomm::Error);
+  unsetenv("SHMEM_DEBUG");
+}
+
+TEST(Config, DescribeListsEveryVariableOnce) {
+  Config c = Config::load();
+  auto rows = c.describe();
+  ASSERT_GE(rows.size(), 10u);
+  std::set<std::string> names;
+  for (auto& r : rows) {
+    EXPECT_TRUE(names.insert(r.name).second) << r.name;
+    EXPECT_GT(strlen(r.help), 10u) << r.name;
+  }
+  EXPECT_EQ(names.count("SHMEM_SYMMETRIC_SIZE"), 1u);
+  EXPECT_EQ(names.count("TILECOMM_TIMEOUT"), 1u);
+}
