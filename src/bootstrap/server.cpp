@@ -24,6 +24,7 @@ struct Server::Conn {
   std::string host;
   std::string peer;  // "ip:port" of the connection
   double hello_deadline = 0;
+  std::vector<char> in;  // bytes received, not yet a whole message
   bool finalized = false;
   bool gathered = false;
 };
@@ -153,39 +154,53 @@ void Server::run() {
 }
 
 void Server::handle(Conn& c) {
-  MsgHeader h{};
-  std::vector<char> body;
-  int r = recv_msg(c.fd, h, body, 0);
-  if (r == 0) return;
-  if (r < 0) {
-    if (c.rank >= 0 && !c.finalized) {
-      std::string reason = strprintf("PE %d (pid %d on %s) left the job without shmem_finalize (it exited or was killed)",
-                                     c.rank, c.pid, c.host.c_str());
-      by_rank_[c.rank] = nullptr;
-      std::function<void(int, int)> cb;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        cb = peer_lost_;
-        if (abort_reason_.empty()) abort_reason_ = reason;
-      }
-      if (cb) cb(c.rank, c.pid);
-      ::close(c.fd);
-      c.fd = -1;
-      if (!aborted_) {
-        aborted_ = true;
-        std::string why;
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          why = abort_reason_;
-        }
-        broadcast(Msg::Abort, why.data(), why.size());
-      }
-      return;
+  // Read what is there without blocking: a stranger that sends half a
+  // message must not stall the server.
+  char chunk[65536];
+  ssize_t got = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
+  if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (got <= 0) return lost(c);
+  c.in.insert(c.in.end(), chunk, chunk + got);
+  while (c.fd >= 0 && c.in.size() >= sizeof(MsgHeader)) {
+    MsgHeader h;
+    memcpy(&h, c.in.data(), sizeof h);
+    // Before Hello only a Hello-sized message is acceptable.
+    if (h.len > kMaxPayload || (c.rank < 0 && (h.type != static_cast<std::uint32_t>(Msg::Hello) ||
+                                                h.len != sizeof(HelloBody))))
+      return drop(c, "first message is not a Hello");
+    if (c.in.size() < sizeof h + h.len) return;
+    std::vector<char> body(c.in.begin() + sizeof h, c.in.begin() + static_cast<long>(sizeof h + h.len));
+    c.in.erase(c.in.begin(), c.in.begin() + static_cast<long>(sizeof h + h.len));
+    process(c, h, body);
+  }
+}
+
+void Server::lost(Conn& c) {
+  if (c.rank >= 0 && !c.finalized) {
+    std::string reason = strprintf("PE %d (pid %d on %s) left the job without shmem_finalize (it exited or was killed)",
+                                   c.rank, c.pid, c.host.c_str());
+    by_rank_[c.rank] = nullptr;
+    std::function<void(int, int)> cb;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cb = peer_lost_;
+      if (abort_reason_.empty()) abort_reason_ = reason;
+      reason = abort_reason_;
     }
-    if (c.rank >= 0) by_rank_[c.rank] = nullptr;
-    drop(c, "closed before Hello");
+    if (cb) cb(c.rank, c.pid);
+    ::close(c.fd);
+    c.fd = -1;
+    if (!aborted_) {
+      aborted_ = true;
+      broadcast(Msg::Abort, reason.data(), reason.size());
+    }
     return;
   }
+  if (c.rank >= 0) by_rank_[c.rank] = nullptr;
+  drop(c, "closed before Hello");
+}
+
+void Server::process(Conn& c, const MsgHeader& h, const std::vector<char>& body) {
   auto type = static_cast<Msg>(h.type);
   if (c.rank < 0) {
     // The first message must be a Hello with the job's cookie.

@@ -50,6 +50,8 @@ class Server {
   struct Conn;
   void run();
   void handle(Conn& c);
+  void process(Conn& c, const MsgHeader& h, const std::vector<char>& body);
+  void lost(Conn& c);
   void drop(Conn& c, const char* why);
   void broadcast(Msg type, const void* payload, std::size_t len);
 

@@ -1,6 +1,7 @@
 #include "shmem/launch.hpp"
 
 #include <arpa/inet.h>
+#include <sched.h>
 #include <shmem.h>
 
 #include <cstdio>
@@ -20,6 +21,7 @@ tilecomm_team tilecomm_team_shared;
 namespace tilecomm::shmem {
 namespace {
 
+constexpr std::uint64_t kOversubscribedSpin = 50;
 std::mutex g_init_mutex;
 bootstrap::Server* g_uid_server = nullptr;  // in the process that made the unique ID
 bool g_atexit_registered = false;
@@ -71,6 +73,11 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
       raise(ErrorCode::InvalidUsage, "PE %d of %d is not a valid launch (need 0 <= PE < number of PEs)", launch.my_pe,
             launch.n_pes);
     g_runtime = new Runtime(cfg, launch);
+    // More PEs than CPUs: a spinning PE only delays the peer it waits for,
+    // so yield almost at once unless the user chose otherwise.
+    cpu_set_t cpus;
+    if (!getenv("TILECOMM_SPIN") && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && launch.n_pes > CPU_COUNT(&cpus))
+      configure_waits(kOversubscribedSpin, cfg.timeout);
     g_thread_level = thread_level;
     setup_predefined(*g_runtime);
     g_state.store(static_cast<int>(State::Ready));
