@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh --bench  also the peers of bench/compare (OpenMPI's OSHMEM)
 set -euo pipefail
 
-packages=(g++ gcc make cmake libgtest-dev)
+packages=(g++ gcc make cmake libgtest-dev pkg-config)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev)
 fi

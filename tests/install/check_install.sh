@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and builds a program against it
+# the three ways a user would: the tccc wrapper, find_package(tilecomm), and
+# pkg-config. Each program runs under the installed tcrun with 2 PEs.
+#   check_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+echo "== tccc"
+"$prefix/bin/tccc" -O2 "$src/examples/demo.c" -o "$tmp/demo_tccc"
+"$prefix/bin/tcrun" -n 2 "$tmp/demo_tccc"
+
+echo "== find_package(tilecomm)"
+mkdir -p "$tmp/proj"
+cp "$src/examples/demo.c" "$tmp/proj/"
+cat > "$tmp/proj/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(use_tilecomm C)
+find_package(tilecomm REQUIRED)
+add_executable(demo demo.c)
+target_link_libraries(demo PRIVATE tilecomm::tilecomm)
+CM
+cmake -S "$tmp/proj" -B "$tmp/proj/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/proj/build" >/dev/null
+LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/tcrun" -n 2 "$tmp/proj/build/demo"
+
+echo "== pkg-config"
+flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs tilecomm)
+cc "$src/examples/demo.c" $flags -o "$tmp/demo_pc"
+LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/tcrun" -n 2 "$tmp/demo_pc"
+echo "install check passed"
