@@ -140,11 +140,13 @@ void Client::on_abort(const std::string& reason, double grace) {
 }
 
 void Client::finalize() {
+  // Before Finalize goes out: once the server has every Finalize it may close
+  // the connection, and the watcher must take that EOF as the clean end.
+  finalizing_ = true;
   {
     std::lock_guard<std::mutex> lock(send_mutex_);
     send_msg(fd_, Msg::Finalize, nullptr, 0);
   }
-  finalizing_ = true;
   ::shutdown(fd_, SHUT_RD);
   if (watcher_.joinable()) watcher_.join();
 }

@@ -78,19 +78,26 @@ void* shmem_malloc(size_t size) { return shmem::rt("shmem_malloc").allocate("shm
 void* shmem_malloc_with_hints(size_t size, long hints) {
   // Every hint (atomics-remote, signal-remote) is served by the same memory.
   (void)hints;
-  return shmem::rt("shmem_malloc_with_hints").allocate("shmem_malloc_with_hints", size, 16, false);
+  auto& r = shmem::rt("shmem_malloc_with_hints");
+  if (size == 0) return nullptr;  // OpenSHMEM 1.5: size 0 performs no action and returns NULL
+  return r.allocate("shmem_malloc_with_hints", size, 16, false);
 }
 
 void* shmem_calloc(size_t count, size_t size) {
+  auto& r = shmem::rt("shmem_calloc");
+  if (count == 0 || size == 0) return nullptr;  // OpenSHMEM 1.5: a null pointer
   size_t bytes;
   if (__builtin_mul_overflow(count, size, &bytes))
     usage_error("shmem_calloc", "count %zu times size %zu overflows size_t", count, size);
-  return shmem::rt("shmem_calloc").allocate("shmem_calloc", bytes, 16, true);
+  return r.allocate("shmem_calloc", bytes, 16, true);
 }
 
 void* shmem_align(size_t alignment, size_t size) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     usage_error("shmem_align", "alignment %zu is not a power of two", alignment);
+  if (alignment > memory::Segment::kBaseAlign)
+    usage_error("shmem_align", "alignment %zu is larger than the %zu bytes supported", alignment,
+                memory::Segment::kBaseAlign);
   return shmem::rt("shmem_align").allocate("shmem_align", size, alignment, false);
 }
 

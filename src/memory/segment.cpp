@@ -52,8 +52,22 @@ Segment Segment::create(const char* name, std::size_t size, void* fixed_addr) {
   if (ftruncate(s.fd_, static_cast<off_t>(s.size_)) != 0)
     raise(ErrorCode::System, "cannot size shared segment %s to %zu bytes: %s", name, s.size_, errno_text(errno).c_str());
   if (fixed_addr) copy_into(s.fd_, static_cast<const char*>(fixed_addr), s.size_, name);
-  int flags = MAP_SHARED | (fixed_addr ? MAP_FIXED : 0);
-  void* p = mmap(fixed_addr, s.size_, PROT_READ | PROT_WRITE, flags, s.fd_, 0);
+  void* where = fixed_addr;
+  if (!where) {
+    // Reserve address space and place the segment at a kBaseAlign boundary,
+    // so that an offset aligned within the segment is an aligned address.
+    void* r = mmap(nullptr, s.size_ + kBaseAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+      raise(ErrorCode::System, "cannot reserve %zu bytes of address space for %s: %s", s.size_ + kBaseAlign, name,
+            errno_text(errno).c_str());
+    auto start = reinterpret_cast<std::uintptr_t>(r);
+    auto aligned = round_up(start, kBaseAlign);
+    if (aligned > start) munmap(r, aligned - start);
+    std::size_t tail = start + s.size_ + kBaseAlign - (aligned + s.size_);
+    if (tail) munmap(reinterpret_cast<void*>(aligned + s.size_), tail);
+    where = reinterpret_cast<void*>(aligned);
+  }
+  void* p = mmap(where, s.size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s.fd_, 0);
   if (p == MAP_FAILED)
     raise(ErrorCode::System, "cannot map shared segment %s (%zu bytes): %s", name, s.size_, errno_text(errno).c_str());
   s.base_ = static_cast<char*>(p);

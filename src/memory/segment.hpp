@@ -25,8 +25,11 @@ struct SegmentKey {
 class Segment {
  public:
   Segment() = default;
+  /// Base alignment of segments mapped at a kernel-chosen address.
+  static constexpr std::size_t kBaseAlign = std::size_t{1} << 30;
+
   /// Creates a segment of `size` bytes (rounded up to pages) and maps it at a
-  /// kernel-chosen address, or at `fixed_addr` (replacing what is there, whose
+  /// kBaseAlign-aligned address, or at `fixed_addr` (replacing what is there, whose
   /// bytes become the segment's initial contents).
   static Segment create(const char* name, std::size_t size, void* fixed_addr = nullptr);
   /// Maps a peer's segment; throws tilecomm::Error naming the peer on failure.

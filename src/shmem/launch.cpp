@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <sched.h>
 #include <shmem.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@ namespace {
 constexpr std::uint64_t kOversubscribedSpin = 50;
 std::mutex g_init_mutex;
 bootstrap::Server* g_uid_server = nullptr;  // in the process that made the unique ID
+pid_t g_uid_server_pid = 0;  // that process; a fork()ed child holds a copy without the server thread
 bool g_atexit_registered = false;
 
 void print_info(const Config& cfg) {
@@ -83,7 +85,9 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
     g_state.store(static_cast<int>(State::Ready));
     if (!g_atexit_registered) {
       g_atexit_registered = true;
-      atexit([] { finalize(); });
+      // exit(0) finalizes implicitly (collective); a failing exit leaves at once,
+      // so that the peers are told instead of waiting for it in a barrier.
+      on_exit([](int status, void*) { if (status == 0) finalize(); }, nullptr);
     }
     if (cfg.info && launch.my_pe == 0) print_info(cfg);
     TC_LOG(Debug, "init", "PE %d of %d ready (heap %s)", launch.my_pe, launch.n_pes,
@@ -102,6 +106,7 @@ void finalize() {
   rt.team_sync(tilecomm_team_world, "shmem_finalize");
   rt.finalize();
   g_state.store(static_cast<int>(State::Finalized));
+  if (g_uid_server && g_uid_server_pid != getpid()) g_uid_server = nullptr;  // forked: not ours
   if (g_uid_server) {
     // This process hosts the rendezvous: stay until every PE has finalized.
     if (!g_uid_server->wait_all_finalized(rt.config().bootstrap_timeout))
@@ -121,9 +126,10 @@ std::string make_uniqueid() {
   in_addr a{};
   if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
     raise(ErrorCode::InvalidUsage, "TILECOMM_BOOTSTRAP_ADDR='%s' is not an IPv4 address", cfg.bootstrap_addr.c_str());
-  if (g_uid_server)
+  if (g_uid_server && g_uid_server_pid == getpid())
     raise(ErrorCode::InvalidUsage, "this process made a unique ID already; one job per process");
   g_uid_server = new bootstrap::Server(a.s_addr);
+  g_uid_server_pid = getpid();
   return g_uid_server->rendezvous().to_string();
 }
 

@@ -1,0 +1,467 @@
+/* The C11 type-generic interfaces (_Generic macros of <shmem.h>): shmem_put,
+ * shmem_get, shmem_p, shmem_g, their _nbi, strided and put-with-signal
+ * forms, shmem_atomic_*, shmem_wait_until*, shmem_test*, each with and
+ * without a leading context, for every distinct C type of the tables.
+ *
+ * Compiled as strict C11 (no extensions). Each entry point is collective,
+ * returns the number of failed checks and prints every failure with the PE
+ * number; test_generic.cpp calls them from GoogleTest tests. */
+#include <shmem.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+#error "generic_c.c must be compiled as C11"
+#endif
+
+static int g_fails;
+
+#define CHECK(cond, what)                                                                                     \
+  do {                                                                                                        \
+    if (!(cond)) {                                                                                            \
+      ++g_fails;                                                                                              \
+      fprintf(stderr, "[PE %d] %s:%d: check failed: %s (%s, %s)\n", shmem_my_pe(), __FILE__, __LINE__, #cond, \
+              what, type_name);                                                                               \
+    }                                                                                                         \
+  } while (0)
+
+/* An exact value of every table type, char included: a small integer. */
+#define VAL(T, pe, i, salt) ((T)((pe) * 10 + (i) + (salt)))
+
+/* The distinct C types of each table, listed here independently of the
+ * header's own lists (a macro cannot use the generic macros while it is
+ * itself expanded by the list those macros are built from). */
+#define TEST_RMA_CTYPES(X)                                                                \
+  X(float, float) X(double, double) X(long double, longdouble) X(char, char)               \
+  X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)  \
+  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                 \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define TEST_AMO_CTYPES(X)                                                                \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint)                  \
+  X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define TEST_AMO_EXT_CTYPES(X) X(float, float) X(double, double) TEST_AMO_CTYPES(X)
+#define TEST_AMO_BIT_CTYPES(X)                                                            \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)          \
+  X(int, int32) X(long, int64)
+#define TEST_SYNC_CTYPES(X)                                                               \
+  X(short, short) X(int, int) X(long, long) X(long long, longlong)                        \
+  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)                 \
+  X(unsigned long long, ulonglong)
+
+static int me_(void) { return shmem_my_pe(); }
+static int right_(void) { return (shmem_my_pe() + 1) % shmem_n_pes(); }
+static int left_(void) { return (shmem_my_pe() + shmem_n_pes() - 1) % shmem_n_pes(); }
+
+/* ---- RMA: every distinct type of the RMA table --------------------------------------- */
+
+#define GENERIC_RMA(T, NAME)                                                                        \
+  static void generic_rma_##NAME(shmem_ctx_t ctx) {                                                 \
+    enum { N = 8 };                                                                                 \
+    const char *type_name = #T;                                                                     \
+    const int me = me_(), r = right_(), l = left_();                                                \
+    T *src = (T *)shmem_malloc(N * sizeof(T));                                                      \
+    T *dst = (T *)shmem_calloc(3 * N, sizeof(T));                                                   \
+    uint64_t *sig = (uint64_t *)shmem_calloc(2, sizeof(uint64_t));                                  \
+    T loc[3 * N];                                                                                   \
+    int i;                                                                                          \
+    if (!src || !dst || !sig) {                                                                     \
+      CHECK(0, "allocation");                                                                       \
+      shmem_free(sig); shmem_free(dst); shmem_free(src);                                            \
+      return;                                                                                       \
+    }                                                                                               \
+    for (i = 0; i < N; ++i) src[i] = VAL(T, me, i, 1);                                              \
+    shmem_barrier_all();                                                                            \
+    /* shmem_put / shmem_get, without and with ctx */                                              \
+    shmem_put(dst, src, N, r);                                                                      \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 1), "shmem_put");                          \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 2);                                              \
+    shmem_put(ctx, dst, loc, N, r);                                                                 \
+    shmem_ctx_quiet(ctx);                                                                           \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 2), "shmem_put(ctx)");                     \
+    memset(loc, 0, sizeof loc);                                                                     \
+    shmem_get(loc, src, N, r);                                                                      \
+    for (i = 0; i < N; ++i) CHECK(loc[i] == VAL(T, r, i, 1), "shmem_get");                          \
+    memset(loc, 0, sizeof loc);                                                                     \
+    shmem_get(ctx, loc, src, N, r);                                                                 \
+    for (i = 0; i < N; ++i) CHECK(loc[i] == VAL(T, r, i, 1), "shmem_get(ctx)");                     \
+    shmem_barrier_all();                                                                            \
+    /* _nbi */                                                                                      \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 3);                                              \
+    shmem_put_nbi(dst, loc, N, r);                                                                  \
+    shmem_quiet();                                                                                  \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 3), "shmem_put_nbi");                      \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 4);                                              \
+    shmem_put_nbi(ctx, dst, loc, N, r);                                                             \
+    shmem_ctx_quiet(ctx);                                                                           \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 4), "shmem_put_nbi(ctx)");                 \
+    memset(loc, 0, sizeof loc);                                                                     \
+    shmem_get_nbi(loc, src, N, r);                                                                  \
+    shmem_quiet();                                                                                  \
+    for (i = 0; i < N; ++i) CHECK(loc[i] == VAL(T, r, i, 1), "shmem_get_nbi");                      \
+    memset(loc, 0, sizeof loc);                                                                     \
+    shmem_get_nbi(ctx, loc, src, N, r);                                                             \
+    shmem_ctx_quiet(ctx);                                                                           \
+    for (i = 0; i < N; ++i) CHECK(loc[i] == VAL(T, r, i, 1), "shmem_get_nbi(ctx)");                 \
+    shmem_barrier_all();                                                                            \
+    /* shmem_p / shmem_g */                                                                         \
+    shmem_p(&dst[0], VAL(T, me, 0, 5), r);                                                          \
+    shmem_p(ctx, &dst[1], VAL(T, me, 1, 5), r);                                                     \
+    shmem_ctx_quiet(ctx);                                                                           \
+    shmem_barrier_all();                                                                            \
+    CHECK(dst[0] == VAL(T, l, 0, 5), "shmem_p");                                                    \
+    CHECK(dst[1] == VAL(T, l, 1, 5), "shmem_p(ctx)");                                               \
+    CHECK(shmem_g(&src[3], r) == VAL(T, r, 3, 1), "shmem_g");                                       \
+    CHECK(shmem_g(ctx, &src[4], r) == VAL(T, r, 4, 1), "shmem_g(ctx)");                             \
+    shmem_barrier_all();                                                                            \
+    /* shmem_iput / shmem_iget: src stride 2 into dst stride 3 */                                   \
+    memset(dst, 0, 3 * N * sizeof(T));                                                              \
+    shmem_barrier_all();                                                                            \
+    shmem_iput(dst, src, 3, 2, N / 2, r);                                                           \
+    shmem_iput(ctx, dst + 1, src + 1, 3, 2, N / 2, r);                                              \
+    shmem_ctx_quiet(ctx);                                                                           \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N / 2; ++i) {                                                                   \
+      CHECK(dst[3 * i] == VAL(T, l, 2 * i, 1), "shmem_iput");                                       \
+      CHECK(dst[3 * i + 1] == VAL(T, l, 2 * i + 1, 1), "shmem_iput(ctx)");                          \
+      CHECK(dst[3 * i + 2] == (T)0, "shmem_iput gap");                                              \
+    }                                                                                               \
+    memset(loc, 0, sizeof loc);                                                                     \
+    shmem_iget(loc, src, 2, 3, 2, r);                                                               \
+    shmem_iget(ctx, loc + 1, src + 1, 2, 3, 2, r);                                                  \
+    CHECK(loc[0] == VAL(T, r, 0, 1) && loc[2] == VAL(T, r, 3, 1), "shmem_iget");                    \
+    CHECK(loc[1] == VAL(T, r, 1, 1) && loc[3] == VAL(T, r, 4, 1), "shmem_iget(ctx)");               \
+    shmem_barrier_all();                                                                            \
+    /* shmem_put_signal / _nbi */                                                                   \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 6);                                              \
+    shmem_put_signal(dst, loc, N, &sig[0], 1, SHMEM_SIGNAL_ADD, r);                                 \
+    shmem_signal_wait_until(&sig[0], SHMEM_CMP_EQ, 1);                                              \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 6), "shmem_put_signal");                   \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 7);                                              \
+    shmem_put_signal(ctx, dst, loc, N, &sig[0], 1, SHMEM_SIGNAL_ADD, r);                            \
+    shmem_signal_wait_until(&sig[0], SHMEM_CMP_EQ, 2);                                              \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 7), "shmem_put_signal(ctx)");              \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 8);                                              \
+    shmem_put_signal_nbi(dst, loc, N, &sig[1], 5, SHMEM_SIGNAL_SET, r);                             \
+    shmem_quiet();                                                                                  \
+    shmem_signal_wait_until(&sig[1], SHMEM_CMP_EQ, 5);                                              \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 8), "shmem_put_signal_nbi");               \
+    shmem_barrier_all();                                                                            \
+    for (i = 0; i < N; ++i) loc[i] = VAL(T, me, i, 9);                                              \
+    shmem_put_signal_nbi(ctx, dst, loc, N, &sig[1], 6, SHMEM_SIGNAL_SET, r);                        \
+    shmem_ctx_quiet(ctx);                                                                           \
+    shmem_signal_wait_until(&sig[1], SHMEM_CMP_EQ, 6);                                              \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == VAL(T, l, i, 9), "shmem_put_signal_nbi(ctx)");          \
+    shmem_barrier_all();                                                                            \
+    shmem_free(sig);                                                                                \
+    shmem_free(dst);                                                                                \
+    shmem_free(src);                                                                                \
+  }
+TEST_RMA_CTYPES(GENERIC_RMA)
+#undef GENERIC_RMA
+
+int generic_c_rma(void) {
+  shmem_ctx_t ctx;
+  g_fails = 0;
+  if (shmem_ctx_create(0, &ctx) != 0) {
+    fprintf(stderr, "[PE %d] shmem_ctx_create failed\n", shmem_my_pe());
+    ctx = SHMEM_CTX_DEFAULT;
+    ++g_fails;
+  }
+#define CALL_RMA(T, NAME) generic_rma_##NAME(ctx);
+  TEST_RMA_CTYPES(CALL_RMA)
+#undef CALL_RMA
+  /* The default context through the generic ctx forms as well. */
+  generic_rma_int(SHMEM_CTX_DEFAULT);
+  generic_rma_double(SHMEM_CTX_DEFAULT);
+  if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_destroy(ctx);
+  return g_fails;
+}
+
+/* ---- AMOs ---------------------------------------------------------------------------- */
+
+/* fetch, set, swap (+nbi): the extended AMO types, float and double included. */
+#define GENERIC_AMO_EXT(T, NAME)                                                                  \
+  static void generic_amo_ext_##NAME(shmem_ctx_t ctx) {                                           \
+    const char *type_name = #T;                                                                   \
+    const int me = me_(), r = right_(), l = left_();                                              \
+    T *x = (T *)shmem_calloc(2, sizeof(T));                                                       \
+    T f;                                                                                          \
+    if (!x) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    shmem_atomic_set(&x[0], VAL(T, me, 0, 1), r);                                                 \
+    shmem_atomic_set(ctx, &x[1], VAL(T, me, 1, 1), r);                                            \
+    shmem_ctx_quiet(ctx);                                                                         \
+    shmem_barrier_all();                                                                          \
+    CHECK(x[0] == VAL(T, l, 0, 1), "shmem_atomic_set");                                           \
+    CHECK(x[1] == VAL(T, l, 1, 1), "shmem_atomic_set(ctx)");                                      \
+    CHECK(shmem_atomic_fetch(&x[0], r) == VAL(T, me, 0, 1), "shmem_atomic_fetch");                \
+    CHECK(shmem_atomic_fetch(ctx, &x[1], r) == VAL(T, me, 1, 1), "shmem_atomic_fetch(ctx)");      \
+    f = (T)0;                                                                                     \
+    shmem_atomic_fetch_nbi(&f, &x[0], r);                                                         \
+    shmem_quiet();                                                                                \
+    CHECK(f == VAL(T, me, 0, 1), "shmem_atomic_fetch_nbi");                                       \
+    f = (T)0;                                                                                     \
+    shmem_atomic_fetch_nbi(ctx, &f, &x[1], r);                                                    \
+    shmem_ctx_quiet(ctx);                                                                         \
+    CHECK(f == VAL(T, me, 1, 1), "shmem_atomic_fetch_nbi(ctx)");                                  \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_atomic_swap(&x[0], VAL(T, me, 0, 2), r) == VAL(T, me, 0, 1), "shmem_atomic_swap"); \
+    CHECK(shmem_atomic_swap(ctx, &x[1], VAL(T, me, 1, 2), r) == VAL(T, me, 1, 1),                 \
+          "shmem_atomic_swap(ctx)");                                                              \
+    f = (T)0;                                                                                     \
+    shmem_atomic_swap_nbi(&f, &x[0], VAL(T, me, 0, 3), r);                                        \
+    shmem_quiet();                                                                                \
+    CHECK(f == VAL(T, me, 0, 2), "shmem_atomic_swap_nbi");                                        \
+    f = (T)0;                                                                                     \
+    shmem_atomic_swap_nbi(ctx, &f, &x[1], VAL(T, me, 1, 3), r);                                   \
+    shmem_ctx_quiet(ctx);                                                                         \
+    CHECK(f == VAL(T, me, 1, 2), "shmem_atomic_swap_nbi(ctx)");                                   \
+    shmem_barrier_all();                                                                          \
+    CHECK(x[0] == VAL(T, l, 0, 3) && x[1] == VAL(T, l, 1, 3), "final values");                    \
+    shmem_barrier_all();                                                                          \
+    shmem_free(x);                                                                                \
+  }
+TEST_AMO_EXT_CTYPES(GENERIC_AMO_EXT)
+#undef GENERIC_AMO_EXT
+
+/* compare_swap, inc, fetch_inc, add, fetch_add (+nbi): the standard AMO types. */
+#define GENERIC_AMO(T, NAME)                                                                      \
+  static void generic_amo_##NAME(shmem_ctx_t ctx) {                                               \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes();                                                                  \
+    T *c = (T *)shmem_calloc(2, sizeof(T));                                                       \
+    T f, want;                                                                                    \
+    if (!c) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    /* c[0] counts on PE 0 through the plain forms, c[1] through the ctx forms */                 \
+    shmem_atomic_inc(&c[0], 0);                                                                   \
+    shmem_atomic_inc(ctx, &c[1], 0);                                                              \
+    f = shmem_atomic_fetch_inc(&c[0], 0);                                                         \
+    CHECK(f >= (T)1, "shmem_atomic_fetch_inc: my own inc came first");                            \
+    f = shmem_atomic_fetch_inc(ctx, &c[1], 0);                                                    \
+    CHECK(f >= (T)1, "shmem_atomic_fetch_inc(ctx): my own inc came first");                       \
+    shmem_atomic_fetch_inc_nbi(&f, &c[0], 0);                                                     \
+    shmem_atomic_fetch_inc_nbi(ctx, &f, &c[1], 0);                                                \
+    shmem_atomic_add(&c[0], (T)10, 0);                                                            \
+    shmem_atomic_add(ctx, &c[1], (T)10, 0);                                                       \
+    f = shmem_atomic_fetch_add(&c[0], (T)100, 0);                                                 \
+    f = shmem_atomic_fetch_add(ctx, &c[1], (T)100, 0);                                            \
+    shmem_atomic_fetch_add_nbi(&f, &c[0], (T)1000, 0);                                            \
+    shmem_atomic_fetch_add_nbi(ctx, &f, &c[1], (T)1000, 0);                                       \
+    shmem_quiet();                                                                                \
+    shmem_ctx_quiet(ctx);                                                                         \
+    shmem_barrier_all();                                                                          \
+    want = (T)(n * (1 + 1 + 1 + 10 + 100 + 1000));                                                \
+    CHECK(shmem_atomic_fetch(&c[0], 0) == want, "inc/fetch_inc/add/fetch_add total");             \
+    CHECK(shmem_atomic_fetch(&c[1], 0) == want, "ctx inc/fetch_inc/add/fetch_add total");         \
+    shmem_barrier_all();                                                                          \
+    /* compare_swap: only PE 0 matches the condition on each word */                              \
+    if (me_() == 0) {                                                                             \
+      CHECK(shmem_atomic_compare_swap(&c[0], want, (T)7, 0) == want, "shmem_atomic_compare_swap"); \
+      CHECK(shmem_atomic_compare_swap(ctx, &c[1], (T)1, (T)9, 0) == want,                         \
+            "shmem_atomic_compare_swap(ctx), no match");                                          \
+      f = (T)0;                                                                                   \
+      shmem_atomic_compare_swap_nbi(&f, &c[0], (T)7, (T)8, 0);                                    \
+      shmem_quiet();                                                                              \
+      CHECK(f == (T)7, "shmem_atomic_compare_swap_nbi");                                          \
+      f = (T)0;                                                                                   \
+      shmem_atomic_compare_swap_nbi(ctx, &f, &c[1], want, (T)11, 0);                              \
+      shmem_ctx_quiet(ctx);                                                                       \
+      CHECK(f == want, "shmem_atomic_compare_swap_nbi(ctx)");                                     \
+      CHECK(c[0] == (T)8 && c[1] == (T)11, "compare_swap results");                               \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_free(c);                                                                                \
+  }
+TEST_AMO_CTYPES(GENERIC_AMO)
+#undef GENERIC_AMO
+
+/* and, or, xor and their fetch and nbi forms: the bitwise AMO types. */
+#define GENERIC_AMO_BIT(T, NAME)                                                                  \
+  static void generic_amo_bit_##NAME(shmem_ctx_t ctx) {                                           \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_();                                                      \
+    T *w = (T *)shmem_calloc(6, sizeof(T));                                                       \
+    T bit = (T)((T)1 << me), all = (T)0, f;                                                       \
+    int pe;                                                                                       \
+    if (!w) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    for (pe = 0; pe < n; ++pe) all = (T)(all | ((T)1 << pe));                                     \
+    w[2] = w[3] = (T)~(T)0; /* and targets */                                                      \
+    shmem_barrier_all();                                                                          \
+    f = shmem_atomic_fetch_or(&w[0], bit, 0);                                                     \
+    CHECK((f & bit) == 0, "shmem_atomic_fetch_or");                                               \
+    shmem_atomic_or(ctx, &w[1], bit, 0);                                                          \
+    f = shmem_atomic_fetch_and(ctx, &w[2], (T)~bit, 0);                                           \
+    CHECK((f & bit) == bit, "shmem_atomic_fetch_and(ctx)");                                       \
+    shmem_atomic_and(&w[3], (T)~bit, 0);                                                          \
+    f = shmem_atomic_fetch_xor(&w[4], bit, 0);                                                    \
+    CHECK((f & bit) == 0, "shmem_atomic_fetch_xor");                                              \
+    shmem_atomic_xor(ctx, &w[5], bit, 0);                                                         \
+    shmem_ctx_quiet(ctx);                                                                         \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_atomic_fetch(&w[0], 0) == all && shmem_atomic_fetch(&w[1], 0) == all, "or");      \
+    CHECK(shmem_atomic_fetch(&w[2], 0) == (T)~all && shmem_atomic_fetch(&w[3], 0) == (T)~all, "and"); \
+    CHECK(shmem_atomic_fetch(&w[4], 0) == all && shmem_atomic_fetch(&w[5], 0) == all, "xor");     \
+    shmem_barrier_all();                                                                          \
+    /* the nbi forms undo it all: or with 0, and with ones, xor again */                          \
+    shmem_atomic_fetch_xor_nbi(&f, &w[4], bit, 0);                                                \
+    shmem_quiet();                                                                                \
+    CHECK((f & bit) == bit, "shmem_atomic_fetch_xor_nbi");                                        \
+    shmem_atomic_fetch_xor_nbi(ctx, &f, &w[5], bit, 0);                                           \
+    shmem_atomic_fetch_and_nbi(&f, &w[0], (T)~bit, 0);                                            \
+    shmem_atomic_fetch_and_nbi(ctx, &f, &w[1], (T)~bit, 0);                                       \
+    shmem_atomic_fetch_or_nbi(&f, &w[2], bit, 0);                                                 \
+    shmem_atomic_fetch_or_nbi(ctx, &f, &w[3], bit, 0);                                            \
+    shmem_ctx_quiet(ctx);                                                                         \
+    shmem_barrier_all();                                                                          \
+    CHECK((w[0] == 0 && w[1] == 0 && w[4] == 0 && w[5] == 0) || me != 0, "fetch_and_nbi/xor_nbi"); \
+    CHECK((w[2] == (T)~(T)0 && w[3] == (T)~(T)0) || me != 0, "fetch_or_nbi");                     \
+    shmem_barrier_all();                                                                          \
+    shmem_free(w);                                                                                \
+  }
+TEST_AMO_BIT_CTYPES(GENERIC_AMO_BIT)
+#undef GENERIC_AMO_BIT
+
+int generic_c_amo(void) {
+  shmem_ctx_t ctx;
+  g_fails = 0;
+  if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) {
+    fprintf(stderr, "[PE %d] shmem_ctx_create failed\n", shmem_my_pe());
+    ctx = SHMEM_CTX_DEFAULT;
+    ++g_fails;
+  }
+#define CALL_EXT(T, NAME) generic_amo_ext_##NAME(ctx);
+  TEST_AMO_EXT_CTYPES(CALL_EXT)
+#undef CALL_EXT
+#define CALL_STD(T, NAME) generic_amo_##NAME(ctx);
+  TEST_AMO_CTYPES(CALL_STD)
+#undef CALL_STD
+#define CALL_BIT(T, NAME) generic_amo_bit_##NAME(ctx);
+  TEST_AMO_BIT_CTYPES(CALL_BIT)
+#undef CALL_BIT
+  generic_amo_long(SHMEM_CTX_DEFAULT);
+  if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_destroy(ctx);
+  return g_fails;
+}
+
+/* ---- point-to-point synchronization ----------------------------------------------------- */
+
+#define GENERIC_SYNC(T, NAME)                                                                     \
+  static void generic_sync_##NAME(void) {                                                         \
+    enum { K = 4 };                                                                               \
+    const char *type_name = #T;                                                                   \
+    const int r = right_();                                                                       \
+    T *v = (T *)shmem_calloc(K, sizeof(T));                                                       \
+    T refs[K] = {(T)1, (T)2, (T)3, (T)4};                                                         \
+    int status[K] = {0, 0, 0, 0};                                                                 \
+    size_t idx[K];                                                                                \
+    size_t k;                                                                                     \
+    if (!v) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_test(&v[0], SHMEM_CMP_EQ, (T)0) == 1, "shmem_test");                              \
+    CHECK(shmem_test(&v[0], SHMEM_CMP_GT, (T)0) == 0, "shmem_test");                              \
+    CHECK(shmem_test_any(v, K, status, SHMEM_CMP_NE, (T)0) == SIZE_MAX, "shmem_test_any");        \
+    CHECK(shmem_test_all(v, K, NULL, SHMEM_CMP_EQ, (T)0) == 1, "shmem_test_all");                 \
+    CHECK(shmem_test_some(v, K, idx, NULL, SHMEM_CMP_NE, (T)0) == 0, "shmem_test_some");          \
+    CHECK(shmem_test_any_vector(v, K, NULL, SHMEM_CMP_EQ, refs) == SIZE_MAX, "shmem_test_any_vector"); \
+    CHECK(shmem_test_all_vector(v, K, NULL, SHMEM_CMP_LT, refs) == 1, "shmem_test_all_vector");   \
+    CHECK(shmem_test_some_vector(v, K, idx, NULL, SHMEM_CMP_GE, refs) == 0, "shmem_test_some_vector"); \
+    shmem_barrier_all();                                                                          \
+    /* the left neighbour sets v[0] = 1: wait_until, wait_until_any */                             \
+    shmem_p(&v[0], (T)1, r);                                                                      \
+    shmem_wait_until(&v[0], SHMEM_CMP_EQ, (T)1);                                                  \
+    CHECK(shmem_wait_until_any(v, K, NULL, SHMEM_CMP_EQ, (T)1) == 0, "shmem_wait_until_any");     \
+    CHECK(shmem_wait_until_some(v, K, idx, NULL, SHMEM_CMP_NE, (T)0) == 1 && idx[0] == 0,         \
+          "shmem_wait_until_some");                                                               \
+    CHECK(shmem_wait_until_any_vector(v, K, NULL, SHMEM_CMP_EQ, refs) == 0, "shmem_wait_until_any_vector"); \
+    shmem_barrier_all();                                                                          \
+    /* then every element to its ref: the _all and _some vector forms */                           \
+    for (k = 0; k < K; ++k) shmem_p(&v[k], refs[k], r);                                           \
+    shmem_wait_until_all_vector(v, K, NULL, SHMEM_CMP_EQ, refs);                                  \
+    shmem_wait_until_all(v, K, NULL, SHMEM_CMP_GE, (T)1);                                         \
+    CHECK(shmem_wait_until_some_vector(v, K, idx, NULL, SHMEM_CMP_EQ, refs) == K,                 \
+          "shmem_wait_until_some_vector");                                                        \
+    CHECK(shmem_test_all(v, K, NULL, SHMEM_CMP_GT, (T)0) == 1, "shmem_test_all");                 \
+    CHECK(shmem_test_some(v, K, idx, NULL, SHMEM_CMP_GE, (T)3) == 2, "shmem_test_some");          \
+    CHECK(shmem_test_all_vector(v, K, NULL, SHMEM_CMP_LE, refs) == 1, "shmem_test_all_vector");   \
+    CHECK(shmem_test_some_vector(v, K, idx, NULL, SHMEM_CMP_EQ, refs) == K, "shmem_test_some_vector"); \
+    status[0] = status[1] = status[2] = 1;                                                        \
+    CHECK(shmem_test_any(v, K, status, SHMEM_CMP_GT, (T)0) == 3, "shmem_test_any with status");   \
+    CHECK(shmem_test_any_vector(v, K, status, SHMEM_CMP_EQ, refs) == 3, "shmem_test_any_vector with status"); \
+    shmem_barrier_all();                                                                          \
+    shmem_free(v);                                                                                \
+  }
+TEST_SYNC_CTYPES(GENERIC_SYNC)
+#undef GENERIC_SYNC
+
+int generic_c_sync(void) {
+  g_fails = 0;
+#define CALL_SYNC(T, NAME) generic_sync_##NAME();
+  TEST_SYNC_CTYPES(CALL_SYNC)
+#undef CALL_SYNC
+  return g_fails;
+}
+
+/* The fixed-width spellings resolve to the same generic selections:
+ * int32_t, int64_t, uint64_t, size_t and ptrdiff_t are C types of the
+ * tables under other names. */
+int generic_c_typedef_names(void) {
+  const char *type_name = "typedefs";
+  const int me = me_(), r = right_(), l = left_();
+  int32_t *a = (int32_t *)shmem_calloc(1, sizeof(int32_t));
+  int64_t *b = (int64_t *)shmem_calloc(1, sizeof(int64_t));
+  uint64_t *c = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));
+  size_t *d = (size_t *)shmem_calloc(1, sizeof(size_t));
+  ptrdiff_t *e = (ptrdiff_t *)shmem_calloc(1, sizeof(ptrdiff_t));
+  g_fails = 0;
+  shmem_barrier_all();
+  shmem_p(a, (int32_t)(-100 - me), r);
+  shmem_atomic_add(b, (int64_t)1 << 40, 0);
+  shmem_atomic_or(c, (uint64_t)1 << (63 - me), 0);
+  shmem_atomic_fetch_add(d, (size_t)me, 0);
+  shmem_atomic_set(e, (ptrdiff_t)(-5 - me), r);
+  shmem_barrier_all();
+  CHECK(*a == -100 - l, "int32_t shmem_p");
+  CHECK(*e == -5 - l, "ptrdiff_t shmem_atomic_set");
+  if (me == 0) {
+    int n = shmem_n_pes(), pe;
+    uint64_t bits = 0;
+    size_t sum = 0;
+    for (pe = 0; pe < n; ++pe) {
+      bits |= (uint64_t)1 << (63 - pe);
+      sum += (size_t)pe;
+    }
+    CHECK(*b == ((int64_t)n << 40), "int64_t shmem_atomic_add");
+    CHECK(*c == bits, "uint64_t shmem_atomic_or");
+    CHECK(*d == sum, "size_t shmem_atomic_fetch_add");
+    shmem_wait_until(d, SHMEM_CMP_EQ, sum);
+    CHECK(shmem_test(c, SHMEM_CMP_EQ, bits) == 1, "uint64_t shmem_test");
+  }
+  shmem_barrier_all();
+  shmem_free(e);
+  shmem_free(d);
+  shmem_free(c);
+  shmem_free(b);
+  shmem_free(a);
+  return g_fails;
+}

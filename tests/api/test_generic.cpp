@@ -1,0 +1,308 @@
+// Type-generic interfaces: the C11 _Generic macros (exercised by
+// generic_c.c, compiled as strict C11, and called from here) and the C++
+// overloads of the same names, with and without a leading context.
+#include <type_traits>
+
+#include "api_test.hpp"
+
+using namespace api;
+
+extern "C" {
+int generic_c_rma(void);
+int generic_c_amo(void);
+int generic_c_sync(void);
+int generic_c_typedef_names(void);
+}
+
+// ---- C11 _Generic ------------------------------------------------------------------
+
+TEST(GenericC11, RmaEveryTypeWithAndWithoutCtx) { EXPECT_EQ(generic_c_rma(), 0); }
+TEST(GenericC11, AmoEveryTypeWithAndWithoutCtx) { EXPECT_EQ(generic_c_amo(), 0); }
+TEST(GenericC11, WaitAndTestEveryType) { EXPECT_EQ(generic_c_sync(), 0); }
+TEST(GenericC11, FixedWidthTypedefs) { EXPECT_EQ(generic_c_typedef_names(), 0); }
+
+// ---- C++ overloads -----------------------------------------------------------------
+
+namespace {
+
+template <class T>
+void cxx_rma(shmem_ctx_t ctx) {
+  constexpr size_t N = 9;
+  const int r = right(), l = left(), self = me();
+  Sym<T> src(N), dst(3 * N);
+  if (!src.ok() || !dst.ok()) return;
+  for (size_t i = 0; i < N; ++i) src[i] = value<T>(self, i, 1);
+  barrier();
+  shmem_put(dst.get(), src.get(), N, r);
+  barrier();
+  EXPECT_TRUE(all_equal(dst.get(), N, [&](size_t i) { return value<T>(l, i, 1); })) << "shmem_put";
+  barrier();
+  std::vector<T> loc(3 * N, T{});
+  for (size_t i = 0; i < N; ++i) loc[i] = value<T>(self, i, 2);
+  shmem_put(ctx, dst.get(), loc.data(), N, r);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_TRUE(all_equal(dst.get(), N, [&](size_t i) { return value<T>(l, i, 2); })) << "shmem_put(ctx)";
+  std::fill(loc.begin(), loc.end(), T{});
+  shmem_get(loc.data(), src.get(), N, r);
+  EXPECT_TRUE(all_equal(loc.data(), N, [&](size_t i) { return value<T>(r, i, 1); })) << "shmem_get";
+  std::fill(loc.begin(), loc.end(), T{});
+  shmem_get(ctx, loc.data(), src.get(), N, r);
+  EXPECT_TRUE(all_equal(loc.data(), N, [&](size_t i) { return value<T>(r, i, 1); })) << "shmem_get(ctx)";
+  barrier();
+  for (size_t i = 0; i < N; ++i) loc[i] = value<T>(self, i, 3);
+  shmem_put_nbi(dst.get(), loc.data(), N, r);
+  shmem_quiet();
+  shmem_put_nbi(ctx, dst.get() + N, loc.data(), N, r);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_TRUE(all_equal(dst.get(), 2 * N, [&](size_t i) { return value<T>(l, i % N, 3); })) << "shmem_put_nbi";
+  std::fill(loc.begin(), loc.end(), T{});
+  shmem_get_nbi(loc.data(), src.get(), N, r);
+  shmem_get_nbi(ctx, loc.data() + N, src.get(), N, r);
+  shmem_quiet();
+  shmem_ctx_quiet(ctx);
+  EXPECT_TRUE(all_equal(loc.data(), 2 * N, [&](size_t i) { return value<T>(r, i % N, 1); })) << "shmem_get_nbi";
+  barrier();
+  shmem_p(dst.get(), value<T>(self, 0, 4), r);
+  shmem_p(ctx, dst.get() + 1, value<T>(self, 1, 4), r);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_EQ(dst[0], value<T>(l, 0, 4)) << "shmem_p";
+  EXPECT_EQ(dst[1], value<T>(l, 1, 4)) << "shmem_p(ctx)";
+  EXPECT_EQ(shmem_g(src.get() + 5, r), value<T>(r, 5, 1)) << "shmem_g";
+  EXPECT_EQ(shmem_g(ctx, src.get() + 6, r), value<T>(r, 6, 1)) << "shmem_g(ctx)";
+  barrier();
+  for (size_t i = 0; i < 3 * N; ++i) dst[i] = T{};
+  barrier();
+  shmem_iput(dst.get(), src.get(), 3, 2, 4, r);
+  shmem_iput(ctx, dst.get() + 1, src.get() + 1, 3, 2, 4, r);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_TRUE(all_equal(dst.get(), 12, [&](size_t j) {
+    return j % 3 == 2 ? T{} : value<T>(l, 2 * (j / 3) + j % 3, 1);
+  })) << "shmem_iput";
+  std::fill(loc.begin(), loc.end(), T{});
+  shmem_iget(loc.data(), src.get(), 2, 3, 3, r);
+  shmem_iget(ctx, loc.data() + 1, src.get() + 1, 2, 3, 2, r);
+  EXPECT_EQ(loc[0], value<T>(r, 0, 1));
+  EXPECT_EQ(loc[2], value<T>(r, 3, 1));
+  EXPECT_EQ(loc[4], value<T>(r, 6, 1));
+  EXPECT_EQ(loc[1], value<T>(r, 1, 1));
+  EXPECT_EQ(loc[3], value<T>(r, 4, 1));
+  barrier();
+  // put_signal overloads.
+  Sym<uint64_t> sig(1);
+  if (sig.ok()) {
+    barrier();
+    shmem_put_signal(dst.get(), src.get(), N, sig.get(), 1, SHMEM_SIGNAL_ADD, r);
+    shmem_put_signal_nbi(ctx, dst.get() + N, src.get(), N, sig.get(), 1, SHMEM_SIGNAL_ADD, r);
+    shmem_ctx_quiet(ctx);
+    shmem_signal_wait_until(sig.get(), SHMEM_CMP_EQ, 2);
+    EXPECT_TRUE(all_equal(dst.get(), 2 * N, [&](size_t i) { return value<T>(l, i % N, 1); })) << "shmem_put_signal";
+    barrier();
+    shmem_put_signal(ctx, dst.get(), src.get(), 1, sig.get(), 10, SHMEM_SIGNAL_SET, r);
+    shmem_signal_wait_until(sig.get(), SHMEM_CMP_EQ, 10);
+    barrier();
+    shmem_put_signal_nbi(dst.get(), src.get(), 1, sig.get(), 20, SHMEM_SIGNAL_SET, r);
+    shmem_quiet();
+    shmem_signal_wait_until(sig.get(), SHMEM_CMP_EQ, 20);
+    barrier();
+  }
+}
+
+template <class T>
+void cxx_amo_ext(shmem_ctx_t ctx) {
+  Sym<T> x(2);
+  if (!x.ok()) return;
+  const int r = right(), l = left(), self = me();
+  barrier();
+  shmem_atomic_set(x.get(), static_cast<T>(self + 1), r);
+  shmem_atomic_set(ctx, x.get() + 1, static_cast<T>(self + 2), r);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_EQ(x[0], static_cast<T>(l + 1));
+  EXPECT_EQ(x[1], static_cast<T>(l + 2));
+  EXPECT_EQ(shmem_atomic_fetch(x.get(), r), static_cast<T>(self + 1));
+  EXPECT_EQ(shmem_atomic_fetch(ctx, x.get() + 1, r), static_cast<T>(self + 2));
+  T f{};
+  shmem_atomic_fetch_nbi(&f, x.get(), r);
+  shmem_quiet();
+  EXPECT_EQ(f, static_cast<T>(self + 1));
+  shmem_atomic_fetch_nbi(ctx, &f, x.get() + 1, r);
+  shmem_ctx_quiet(ctx);
+  EXPECT_EQ(f, static_cast<T>(self + 2));
+  barrier();
+  EXPECT_EQ(shmem_atomic_swap(x.get(), static_cast<T>(50), r), static_cast<T>(self + 1));
+  EXPECT_EQ(shmem_atomic_swap(ctx, x.get() + 1, static_cast<T>(60), r), static_cast<T>(self + 2));
+  shmem_atomic_swap_nbi(&f, x.get(), static_cast<T>(70), r);
+  shmem_quiet();
+  EXPECT_EQ(f, static_cast<T>(50));
+  shmem_atomic_swap_nbi(ctx, &f, x.get() + 1, static_cast<T>(80), r);
+  shmem_ctx_quiet(ctx);
+  EXPECT_EQ(f, static_cast<T>(60));
+  barrier();
+}
+
+template <class T>
+void cxx_amo(shmem_ctx_t ctx) {
+  Sym<T> c(1);
+  if (!c.ok()) return;
+  const int n = npes();
+  barrier();
+  shmem_atomic_inc(c.get(), 0);
+  shmem_atomic_inc(ctx, c.get(), 0);
+  T f = shmem_atomic_fetch_inc(c.get(), 0);
+  EXPECT_GE(f, T{1});
+  f = shmem_atomic_fetch_inc(ctx, c.get(), 0);
+  shmem_atomic_fetch_inc_nbi(&f, c.get(), 0);
+  shmem_atomic_fetch_inc_nbi(ctx, &f, c.get(), 0);
+  shmem_atomic_add(c.get(), T{10}, 0);
+  shmem_atomic_add(ctx, c.get(), T{10}, 0);
+  f = shmem_atomic_fetch_add(c.get(), T{100}, 0);
+  f = shmem_atomic_fetch_add(ctx, c.get(), T{100}, 0);
+  shmem_atomic_fetch_add_nbi(&f, c.get(), T{1}, 0);
+  shmem_atomic_fetch_add_nbi(ctx, &f, c.get(), T{1}, 0);
+  shmem_quiet();
+  shmem_ctx_quiet(ctx);
+  barrier();
+  const T want = static_cast<T>(n * (6 + 20 + 200 + 2));
+  EXPECT_EQ(shmem_atomic_fetch(c.get(), 0), want);
+  barrier();
+  if (me() == 0) {
+    EXPECT_EQ(shmem_atomic_compare_swap(c.get(), want, T{1}, 0), want);
+    EXPECT_EQ(shmem_atomic_compare_swap(ctx, c.get(), T{1}, T{2}, 0), T{1});
+    shmem_atomic_compare_swap_nbi(&f, c.get(), T{2}, T{3}, 0);
+    shmem_quiet();
+    EXPECT_EQ(f, T{2});
+    shmem_atomic_compare_swap_nbi(ctx, &f, c.get(), T{9}, T{4}, 0);
+    shmem_ctx_quiet(ctx);
+    EXPECT_EQ(f, T{3}) << "no match";
+    EXPECT_EQ(c[0], T{3});
+  }
+  barrier();
+}
+
+template <class T>
+void cxx_amo_bit(shmem_ctx_t ctx) {
+  Sym<T> w(3);
+  if (!w.ok()) return;
+  const T b = static_cast<T>(T{1} << me());
+  T all{};
+  for (int pe = 0; pe < npes(); ++pe) all = static_cast<T>(all | (T{1} << pe));
+  w[1] = static_cast<T>(~T{});
+  barrier();
+  T f = shmem_atomic_fetch_or(w.get(), b, 0);
+  EXPECT_EQ(static_cast<T>(f & b), T{});
+  shmem_atomic_and(ctx, w.get() + 1, static_cast<T>(~b), 0);
+  shmem_atomic_fetch_xor_nbi(ctx, &f, w.get() + 2, b, 0);
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_EQ(shmem_atomic_fetch(w.get(), 0), all);
+  EXPECT_EQ(shmem_atomic_fetch(w.get() + 1, 0), static_cast<T>(~all));
+  EXPECT_EQ(shmem_atomic_fetch(w.get() + 2, 0), all);
+  barrier();
+  shmem_atomic_or(w.get(), b, 0);
+  f = shmem_atomic_fetch_and(w.get(), static_cast<T>(~b), 0);
+  shmem_atomic_fetch_and_nbi(ctx, &f, w.get() + 2, static_cast<T>(~b), 0);
+  shmem_atomic_fetch_or_nbi(&f, w.get() + 1, b, 0);
+  shmem_atomic_xor(ctx, w.get() + 1, b, 0);
+  f = shmem_atomic_fetch_xor(ctx, w.get() + 1, b, 0);
+  shmem_quiet();
+  shmem_ctx_quiet(ctx);
+  barrier();
+  EXPECT_EQ(shmem_atomic_fetch(w.get(), 0), T{});
+  EXPECT_EQ(shmem_atomic_fetch(w.get() + 1, 0), static_cast<T>(~T{}));
+  EXPECT_EQ(shmem_atomic_fetch(w.get() + 2, 0), T{});
+  barrier();
+}
+
+template <class T>
+void cxx_sync() {
+  constexpr size_t K = 3;
+  Sym<T> v(K);
+  if (!v.ok()) return;
+  barrier();
+  EXPECT_EQ(shmem_test(v.get(), SHMEM_CMP_EQ, T{}), 1);
+  EXPECT_EQ(shmem_test_any(v.get(), K, nullptr, SHMEM_CMP_NE, T{}), SIZE_MAX);
+  EXPECT_EQ(shmem_test_all(v.get(), K, nullptr, SHMEM_CMP_EQ, T{}), 1);
+  size_t idx[K];
+  EXPECT_EQ(shmem_test_some(v.get(), K, idx, nullptr, SHMEM_CMP_NE, T{}), 0u);
+  T refs[K] = {T{1}, T{2}, T{3}};
+  EXPECT_EQ(shmem_test_all_vector(v.get(), K, nullptr, SHMEM_CMP_LT, refs), 1);
+  EXPECT_EQ(shmem_test_any_vector(v.get(), K, nullptr, SHMEM_CMP_GE, refs), SIZE_MAX);
+  EXPECT_EQ(shmem_test_some_vector(v.get(), K, idx, nullptr, SHMEM_CMP_EQ, refs), 0u);
+  barrier();
+  for (size_t k = 0; k < K; ++k) shmem_p(v.get() + k, refs[k], right());
+  shmem_wait_until(v.get() + 2, SHMEM_CMP_EQ, T{3});
+  shmem_wait_until_all(v.get(), K, nullptr, SHMEM_CMP_GT, T{});
+  shmem_wait_until_all_vector(v.get(), K, nullptr, SHMEM_CMP_EQ, refs);
+  EXPECT_EQ(shmem_wait_until_any(v.get(), K, nullptr, SHMEM_CMP_EQ, T{2}), 1u);
+  EXPECT_EQ(shmem_wait_until_any_vector(v.get(), K, nullptr, SHMEM_CMP_EQ, refs) < K, true);
+  EXPECT_EQ(shmem_wait_until_some(v.get(), K, idx, nullptr, SHMEM_CMP_GE, T{2}), 2u);
+  EXPECT_EQ(shmem_wait_until_some_vector(v.get(), K, idx, nullptr, SHMEM_CMP_LE, refs), K);
+  barrier();
+}
+
+}  // namespace
+
+#define CXX_RMA_TEST(TYPE, NAME)                     \
+  TEST(GenericCxxRma, NAME) {                        \
+    Ctx ctx;                                         \
+    if (ctx.ok()) cxx_rma<TYPE>(ctx.get());          \
+    cxx_rma<TYPE>(SHMEM_CTX_DEFAULT);                \
+  }
+SHMEMI_RMA_GENERIC(CXX_RMA_TEST)
+#undef CXX_RMA_TEST
+
+#define CXX_EXT_TEST(TYPE, NAME)                                              \
+  TEST(GenericCxxAmoExtended, NAME) {                                         \
+    Ctx ctx(SHMEM_CTX_PRIVATE);                                               \
+    if (ctx.ok()) cxx_amo_ext<TYPE>(ctx.get());                               \
+  }
+SHMEMI_AMO_EXT_GENERIC(CXX_EXT_TEST)
+#undef CXX_EXT_TEST
+
+#define CXX_AMO_TEST(TYPE, NAME)                                              \
+  TEST(GenericCxxAmo, NAME) {                                                 \
+    Ctx ctx;                                                                  \
+    if (ctx.ok()) cxx_amo<TYPE>(ctx.get());                                   \
+  }
+SHMEMI_AMO_GENERIC(CXX_AMO_TEST)
+#undef CXX_AMO_TEST
+
+#define CXX_BIT_TEST(TYPE, NAME)                                              \
+  TEST(GenericCxxAmoBitwise, NAME) {                                          \
+    Ctx ctx;                                                                  \
+    if (ctx.ok()) cxx_amo_bit<TYPE>(ctx.get());                               \
+  }
+SHMEMI_AMO_BIT_GENERIC(CXX_BIT_TEST)
+#undef CXX_BIT_TEST
+
+#define CXX_SYNC_TEST(TYPE, NAME) \
+  TEST(GenericCxxSync, NAME) { cxx_sync<TYPE>(); }
+SHMEMI_SYNC_GENERIC(CXX_SYNC_TEST)
+#undef CXX_SYNC_TEST
+
+TEST(GenericCxx, OverloadsResolveFixedWidthTypedefs) {
+  // int64_t, uint32_t, size_t, ptrdiff_t pick the overloads of their
+  // underlying types; the results are the same as the typed calls'.
+  Sym<int64_t> a(1);
+  Sym<uint32_t> b(1);
+  Sym<size_t> c(1);
+  Sym<ptrdiff_t> d(1);
+  if (!a.ok() || !b.ok() || !c.ok() || !d.ok()) return;
+  barrier();
+  shmem_atomic_add(a.get(), int64_t{1} << 40, 0);
+  shmem_atomic_or(b.get(), uint32_t{1} << (31 - me()), 0);
+  shmem_atomic_fetch_add(c.get(), size_t{3}, 0);
+  shmem_p(d.get(), ptrdiff_t{-1} - me(), right());
+  barrier();
+  EXPECT_EQ(shmem_int64_atomic_fetch(a.get(), 0), static_cast<int64_t>(npes()) << 40);
+  uint32_t bits = 0;
+  for (int pe = 0; pe < npes(); ++pe) bits |= uint32_t{1} << (31 - pe);
+  EXPECT_EQ(shmem_uint32_atomic_fetch(b.get(), 0), bits);
+  EXPECT_EQ(shmem_size_atomic_fetch(c.get(), 0), size_t{3} * npes());
+  EXPECT_EQ(d[0], ptrdiff_t{-1} - left());
+  barrier();
+}
