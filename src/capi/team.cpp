@@ -71,6 +71,7 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   *new_team = SHMEM_TEAM_INVALID;
   if (!parent) return -1;
   // The same arguments on every PE of the parent: a bad set fails everywhere.
+  if (size == 1) stride = 1;  // any stride names the same one-PE team
   if (start < 0 || size < 1 || stride < 1 || start + static_cast<long long>(size - 1) * stride >= parent->size) {
     TC_LOG(Warn, "team", "shmem_team_split_strided(start=%d, stride=%d, size=%d) does not fit the parent team of %d "
            "PEs", start, stride, size, parent->size);
