@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -198,6 +199,20 @@ int main(int argc, char** argv) {
   }
   const std::string uid = server->rendezvous().to_string();
 
+  // Placement: with at least as many CPUs as PEs, PE i runs on the i-th CPU
+  // of tcrun's affinity mask. Unbound, the kernel may stack two PEs on one
+  // CPU whenever another process is busy, and every handoff between them
+  // then waits for a spin phase and a context switch.
+  std::vector<int> cpus;
+  {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  const bool bind = cfg.bind && !cpus.empty() && n <= static_cast<int>(cpus.size());
+  const std::string job_cpus = std::to_string(cpus.size());
+
   std::vector<Pe> pes(n);
   for (int pe = 0; pe < n; ++pe) {
     int out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -221,6 +236,13 @@ int main(int argc, char** argv) {
       setenv("TILECOMM_UNIQUEID", uid.c_str(), 1);
       setenv("TILECOMM_RANK", std::to_string(pe).c_str(), 1);
       setenv("TILECOMM_SIZE", std::to_string(n).c_str(), 1);
+      if (!cpus.empty()) setenv("TILECOMM_JOB_CPUS", job_cpus.c_str(), 1);
+      if (bind) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[pe], &one);
+        sched_setaffinity(0, sizeof one, &one);  // best effort
+      }
       for (const auto& kv : extra_env) putenv(const_cast<char*>(kv.c_str()));
       execv(program.c_str(), argv + i);
       fprintf(stderr, "tcrun: PE %d: cannot execute %s: %s\n", pe, program.c_str(), strerror(errno));
