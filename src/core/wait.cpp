@@ -35,7 +35,8 @@ void set_job_failed(const std::string& reason) {
   detail::g_failed.store(true, std::memory_order_release);
 }
 
-void configure_waits(std::uint64_t spin, double timeout_seconds) {
+void configure_waits(std::uint64_t spin, double timeout_seconds, bool oversubscribed) {
+  detail::g_wait.oversubscribed = oversubscribed;
   detail::g_wait.spin = spin;
   detail::g_wait.timeout = timeout_seconds;
 }

@@ -28,6 +28,7 @@ namespace detail {
 struct WaitParams {
   std::uint64_t spin = 2000;
   double timeout = 0;  // seconds, 0 = off
+  bool oversubscribed = false;  // more PEs than CPUs on this host
 };
 extern WaitParams g_wait;
 extern std::atomic<bool> g_failed;
@@ -42,8 +43,9 @@ inline void cpu_relax() noexcept {
 }
 }  // namespace detail
 
-void configure_waits(std::uint64_t spin, double timeout_seconds);
+void configure_waits(std::uint64_t spin, double timeout_seconds, bool oversubscribed = false);
 inline double wait_timeout() noexcept { return detail::g_wait.timeout; }
+inline bool oversubscribed() noexcept { return detail::g_wait.oversubscribed; }
 
 /// Polls done() until it returns true, the job fails, or the timeout passes.
 template <class Done>

@@ -77,12 +77,8 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
     g_runtime = new Runtime(cfg, launch);
     // More PEs than CPUs: a spinning PE only delays the peer it waits for,
     // so yield almost at once unless the user chose otherwise.
-    cpu_set_t cpus;
-    // tcrun tells the job's CPU count: a PE it bound sees a single CPU.
-    long job_cpus = static_cast<long>(cfg.job_cpus);
-    if (job_cpus == 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0) job_cpus = CPU_COUNT(&cpus);
-    if (!getenv("TILECOMM_SPIN") && job_cpus > 0 && launch.n_pes > job_cpus)
-      configure_waits(kOversubscribedSpin, cfg.timeout);
+    if (g_runtime->oversubscribed())
+      configure_waits(getenv("TILECOMM_SPIN") ? cfg.spin : kOversubscribedSpin, cfg.timeout, /*oversubscribed=*/true);
     g_thread_level = thread_level;
     setup_predefined(*g_runtime);
     g_state.store(static_cast<int>(State::Ready));

@@ -1,5 +1,6 @@
 #include "shmem/runtime.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -19,6 +20,7 @@ namespace {
 struct PeerInfo {
   memory::SegmentKey heap;
   memory::SegmentKey data;
+  std::int32_t cpus;  // CPUs the job may use, as this PE sees them
   char host[64];
 };
 
@@ -52,10 +54,15 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
   gethostname(mine.host, sizeof mine.host - 1);
+  // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
+  mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
+  cpu_set_t cpus;
+  if (mine.cpus == 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0) mine.cpus = CPU_COUNT(&cpus);
   std::vector<PeerInfo> all(n_pes_);
   if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
   else all[0] = mine;
   for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host);
+  oversubscribed_ = all[0].cpus > 0 && n_pes_ > all[0].cpus;
   for (int pe = 0; pe < n_pes_; ++pe) {
     if (hosts_[pe] != hosts_[my_pe_])
       raise(ErrorCode::InvalidUsage, "PE %d runs on host %s and PE %d on %s: this build of tilecomm connects PEs "

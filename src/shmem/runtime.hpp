@@ -86,6 +86,9 @@ class Runtime {
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   const std::vector<std::string>& hosts() const { return hosts_; }
+  /// More PEs than the CPUs the job may use (as PE 0 sees it, so that every
+  /// PE takes the same decisions, e.g. the barrier algorithm).
+  bool oversubscribed() const { return oversubscribed_; }
 
   /// Collective allocation over all PEs (shmem_malloc family); see alloc.cpp.
   void* allocate(const char* call, std::size_t size, std::size_t align, bool zero);
@@ -94,6 +97,7 @@ class Runtime {
 
   /// Barrier over a team's members with dissemination flags (no quiet).
   void team_sync(tilecomm_team& team, const char* call);
+  void central_sync(tilecomm_team& team, std::uint64_t epoch, const char* call);
   /// Reserves `count` team slots agreed by every member of `parent`;
   /// fills `slots` and returns true, or false when slots are exhausted.
   bool agree_slots(tilecomm_team& parent, int count, int* slots, const char* call);
@@ -117,6 +121,7 @@ class Runtime {
   std::mutex slot_mutex_;
   std::uint64_t used_slots_ = 0;
   std::vector<std::string> hosts_;
+  bool oversubscribed_ = false;
 };
 
 // ---- process-wide state -----------------------------------------------------

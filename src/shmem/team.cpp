@@ -7,6 +7,13 @@
 // PE that already entered the next barrier writes a larger epoch, which
 // still satisfies a slow partner's ">= epoch" test. ceil(log2 n) rounds, one
 // cache line written per round per PE, works for any n.
+//
+// When PEs outnumber CPUs every round needs the partner to be scheduled, so
+// a central barrier does better: team PE 0 counts arrivals in its round-0
+// flag (it reaches epoch*(n-1) when all arrived) and then raises its round-1
+// flag to the epoch, which every other member polls. Each PE then needs to
+// run only once per barrier after the others arrived. Both forms use only
+// growing values, so neither needs resetting.
 #include <bit>
 
 #include "core/log.hpp"
@@ -20,6 +27,7 @@ void Runtime::team_sync(tilecomm_team& team, const char* call) {
   const std::uint64_t epoch = ++team.epoch;
   const int me = team.my_pe;
   Flag* mine = control_->barrier[team.slot];
+  if (oversubscribed()) return central_sync(team, epoch, call);
   for (int r = 0, dist = 1; dist < n; ++r, dist <<= 1) {
     int partner = team.world((me + dist) % n);
     Flag& theirs = control(partner).barrier[team.slot][r];
@@ -33,6 +41,30 @@ void Runtime::team_sync(tilecomm_team& team, const char* call) {
                   strprintf("epoch %llu", static_cast<unsigned long long>(flag.load())));
     }
   }
+}
+
+void Runtime::central_sync(tilecomm_team& team, std::uint64_t epoch, const char* call) {
+  Flag* root = control(team.world(0)).barrier[team.slot];
+  const std::uint64_t arrivals = epoch * static_cast<std::uint64_t>(team.size - 1);
+  std::atomic<std::uint64_t>& count = root[0].value;
+  std::atomic<std::uint64_t>& release = root[1].value;
+  if (team.my_pe == 0) {
+    WaitStatus st = wait_for([&] { return count.load(std::memory_order_acquire) >= arrivals; });
+    if (st != WaitStatus::Done)
+      wait_failed(st, call, &count, strprintf("%llu arrivals at barrier epoch %llu",
+                                              static_cast<unsigned long long>(arrivals),
+                                              static_cast<unsigned long long>(epoch)),
+                  std::to_string(count.load()));
+    release.store(epoch, std::memory_order_release);
+    return;
+  }
+  count.fetch_add(1, std::memory_order_acq_rel);
+  WaitStatus st = wait_for([&] { return release.load(std::memory_order_acquire) >= epoch; });
+  if (st != WaitStatus::Done)
+    wait_failed(st, call, &release,
+                strprintf("release of barrier epoch %llu from PE %d", static_cast<unsigned long long>(epoch),
+                          team.world(0)),
+                strprintf("epoch %llu", static_cast<unsigned long long>(release.load())));
 }
 
 bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const char* call) {
