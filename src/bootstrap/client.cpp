@@ -113,10 +113,11 @@ void Client::watch(double grace) {
     std::vector<char> body;
     int r = recv_msg(fd_, h, body, -1);
     if (finalizing_) return;
-    if (r < 0) on_abort(strprintf("lost the connection to the rendezvous server at %s (the launcher, or the PE "
-                                  "that made the unique ID, died)", where_.c_str()), grace);
+    if (r < 0)
+      return on_abort(strprintf("lost the connection to the rendezvous server at %s (the launcher, or the PE "
+                                "that made the unique ID, died)", where_.c_str()), grace);
     switch (static_cast<Msg>(h.type)) {
-      case Msg::Abort: on_abort(std::string(body.begin(), body.end()), grace);
+      case Msg::Abort: return on_abort(std::string(body.begin(), body.end()), grace);
       case Msg::GlobalExit: {
         std::int32_t st[2] = {1, -1};
         memcpy(st, body.data(), std::min(body.size(), sizeof st));
@@ -133,6 +134,7 @@ void Client::watch(double grace) {
 
 void Client::on_abort(const std::string& reason, double grace) {
   set_job_failed(reason);
+  if (finalizing_) return;  // this PE is in shmem_finalize and leaving anyway
   // Waits inside tilecomm see the failure and end the process with a message
   // naming the call. A PE busy elsewhere is ended here after the grace time.
   usleep(static_cast<useconds_t>(grace * 1e6));

@@ -41,7 +41,7 @@ class Client {
 
  private:
   void watch(double grace);
-  [[noreturn]] void on_abort(const std::string& reason, double grace);
+  void on_abort(const std::string& reason, double grace);
 
   int fd_ = -1;
   int rank_;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -198,6 +199,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string uid = server->rendezvous().to_string();
+  static std::atomic<int> first_lost{-1};  // first PE to leave without Finalize: the cause if PEs fail together
+  server->on_peer_lost([](int pe, int) { int none = -1; first_lost.compare_exchange_strong(none, pe); });
 
   // Placement: with at least as many CPUs as PEs, PE i runs on the i-th CPU
   // of tcrun's affinity mask. Unbound, the kernel may stack two PEs on one
@@ -323,6 +326,13 @@ int main(int argc, char** argv) {
             kill_at = detail::now_seconds() + cfg.abort_grace;
           }
         } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+          int cause = first_lost.load(), st = 0;  // this PE may only have followed the abort `cause` started
+          for (int t = 0; !failed && cause >= 0 && cause != pe && pes[cause].running && t < 5000; ++t, usleep(1000))
+            if (waitpid(pes[cause].pid, &st, WNOHANG) == pes[cause].pid) {
+              pes[cause].running = false, --running;
+              fail(strprintf("PE %d (pid %d) %s", cause, pes[cause].pid, describe_status(st).c_str()),
+                   exit_code(st) ? exit_code(st) : 1);
+            }
           fail(strprintf("PE %d (pid %d) %s", pe, pid, describe_status(status).c_str()), exit_code(status));
         } else if (failed && result == 0) {
           result = 1;
