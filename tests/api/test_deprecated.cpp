@@ -9,7 +9,7 @@
 // at exit.
 #include <cstring>
 
-#include "api_main.hpp"
+#include "pe_report.hpp"
 #include "api_test.hpp"
 
 using namespace api;

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "api_main.hpp"
+#include "pe_report.hpp"
 #include "api_test.hpp"
 
 using namespace api;

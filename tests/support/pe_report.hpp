@@ -1,7 +1,8 @@
-// For the conformance programs that start OpenSHMEM themselves (with
-// shmem_init_thread or start_pes) instead of using tests/support/pe_main.cpp:
-// the same reporting, PE 0 prints the usual report and the other PEs only
-// their failures, tagged with the PE number.
+// Running GoogleTest as a PE: every PE runs every test (SPMD), so collective
+// calls inside a test line up. PE 0 prints the usual report, the other PEs
+// only their failures, tagged with the PE number. Used by pe_main.cpp and by
+// the test programs that start OpenSHMEM themselves (shmem_init_thread,
+// start_pes) with a main of their own.
 #pragma once
 
 #include <gtest/gtest.h>
