@@ -62,7 +62,7 @@ WaitStatus wait_for(Done&& done) {
       sched_yield();
       if ((i & 15) != 0) continue;
     }
-    if (detail::g_failed.load(std::memory_order_relaxed)) return WaitStatus::PeerFailed;
+    if (detail::g_failed.load(std::memory_order_relaxed)) return done() ? WaitStatus::Done : WaitStatus::PeerFailed;
     if (detail::g_wait.timeout > 0) {
       double now = detail::now_seconds();
       if (deadline == 0) deadline = now + detail::g_wait.timeout;
