@@ -13,6 +13,12 @@
 
 namespace tcfail {
 
+// The matchers every failure test uses, for `using namespace tcfail`.
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::SizeIs;
+
 class JobTest : public ::testing::Test {
  public:
   /// tcrun [tcrun_opts] -n N tc_fail_pe helper_args... <marker>

@@ -6,8 +6,6 @@
 #include "fixture.hpp"
 
 using namespace tcfail;
-using ::testing::HasSubstr;
-using ::testing::SizeIs;
 
 namespace {
 

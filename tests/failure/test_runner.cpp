@@ -8,10 +8,6 @@
 #include "fixture.hpp"
 
 using namespace tcfail;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
 
 TEST(Runner, SeesAndEndsAProcessThatOutlivesItsCommand) {
   std::string marker = new_marker();
