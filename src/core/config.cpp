@@ -115,6 +115,11 @@ Config Config::load() {
   return c;
 }
 
+const Config& process_config() {
+  static const Config cfg = Config::load();
+  return cfg;
+}
+
 std::vector<Config::Row> Config::describe() const {
   std::vector<Row> rows;
 #define TC_CONFIG(member, type, var, def, help) \

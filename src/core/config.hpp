@@ -41,6 +41,10 @@ struct Config {
   std::vector<Row> describe() const;
 };
 
+/// The configuration of this process, parsed on first use (throws
+/// tilecomm::Error on a malformed value) and immutable afterwards.
+const Config& process_config();
+
 /// Parses "512M", "1.5G", "4096"; strict: false on anything else.
 bool parse_size(const std::string& text, std::size_t& out);
 std::string format_size(std::size_t bytes);

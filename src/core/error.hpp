@@ -7,24 +7,12 @@
 // the other PEs naming this one.
 #pragma once
 
+#include <tilecomm/error.hpp>
+
 #include <cstdarg>
-#include <stdexcept>
 #include <string>
 
 namespace tilecomm {
-
-enum class ErrorCode { InvalidUsage, Timeout, Transport, Remote, System };
-
-const char* to_string(ErrorCode code);
-
-class Error : public std::runtime_error {
- public:
-  Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
-  ErrorCode code() const noexcept { return code_; }
-
- private:
-  ErrorCode code_;
-};
 
 /// printf-style std::string.
 std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -202,8 +202,9 @@ int main(int argc, char** argv) {
   static std::atomic<int> first_lost{-1};  // first PE to leave without Finalize: the cause if PEs fail together
   server->on_peer_lost([](int pe, int) { int none = -1; first_lost.compare_exchange_strong(none, pe); });
 
-  // Placement: with at least as many CPUs as PEs, PE i runs on the i-th CPU
-  // of tcrun's affinity mask. Unbound, the kernel may stack two PEs on one
+  // Placement: with at least as many CPUs as PEs, each PE gets k = CPUs / PEs
+  // CPUs of tcrun's affinity mask, PE i the i-th group of k (its block and
+  // SDMA engine threads share them). Unbound, the kernel may stack two PEs on one
   // CPU whenever another process is busy, and every handoff between them
   // then waits for a spin phase and a context switch.
   std::vector<int> cpus;
@@ -241,10 +242,11 @@ int main(int argc, char** argv) {
       setenv("TILECOMM_SIZE", std::to_string(n).c_str(), 1);
       if (!cpus.empty()) setenv("TILECOMM_JOB_CPUS", job_cpus.c_str(), 1);
       if (bind) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[pe], &one);
-        sched_setaffinity(0, sizeof one, &one);  // best effort
+        const std::size_t k = cpus.size() / n;
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        for (std::size_t c = pe * k; c < (pe + 1) * k; ++c) CPU_SET(cpus[c], &mine);
+        sched_setaffinity(0, sizeof mine, &mine);  // best effort
       }
       for (const auto& kv : extra_env) putenv(const_cast<char*>(kv.c_str()));
       execv(program.c_str(), argv + i);

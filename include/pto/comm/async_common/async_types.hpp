@@ -1,0 +1,136 @@
+// Asynchronous DMA: engines, sessions and events.
+//
+// A session binds a kernel block to one channel group of a DMA workspace.
+// Operations submitted on a session (TGET_ASYNC, TPUT_ASYNC, ...) run on the
+// PE's copy engine while the block goes on; each returns an AsyncEvent.
+//
+// NOTE [quiet semantics] Completion is per session and in order:
+// event.Test(session) is true once that operation *and every earlier one of
+// the session* are complete; event.Wait(session) returns once every operation
+// issued on the session so far is complete (a quiet), so one Wait on the last
+// event drains a whole batch. At most 64 operations are in flight per
+// session: the 65th submission waits for the oldest to complete
+// (backpressure), it never fails and never overwrites.
+//
+// Errors: a submission that cannot be performed returns an invalid event
+// (handle 0). Because 0 alone says nothing, the reason is kept in the
+// session (session.lastError()) and logged at warn level. Wait/Test return
+// false on an invalid event or when the job failed (a PE died) while the
+// session had operations outstanding; lastError() then says why.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pto/common/constants.hpp"
+
+namespace pto::comm {
+
+enum class DmaEngine : std::uint8_t { SDMA, URMA };
+
+enum class AsyncPutMode : std::uint8_t {
+  IMMEDIATE,  // the engine may start at once
+  DEFER,      // staged; SubmitAsyncPutBatch (or a Wait) hands the batch to the engine
+};
+
+namespace sdma {
+inline constexpr std::uint32_t UB_ALIGN_SIZE = 256;              // recommended scratch tile bytes
+inline constexpr std::uint32_t kDefaultSdmaBlockBytes = 1u << 20;  // entry size a transfer is cut into
+inline constexpr std::uint32_t kAutoChannelGroupIdx = 0xffffffffu;  // = the block index
+inline constexpr std::uint32_t kMaxQueueNum = 8;
+
+/// {block_bytes, comm_block_offset, queue_num}
+struct SdmaBaseConfig {
+  std::uint32_t block_bytes = kDefaultSdmaBlockBytes;  // largest entry; bigger transfers are split
+  std::uint32_t comm_block_offset = 0;                 // added to the channel group index
+  std::uint32_t queue_num = 1;                         // queues the entries are dealt over (1-8)
+};
+}  // namespace sdma
+
+class AsyncSession;
+
+/// What an asynchronous instruction returns.
+struct AsyncEvent {
+  std::uint64_t handle = 0;  // 0: invalid (see session.lastError())
+  DmaEngine engine = DmaEngine::SDMA;
+
+  bool valid() const { return handle != 0; }
+  /// Quiet: returns when every operation of the session is complete.
+  bool Wait(const AsyncSession& session) const;
+  /// True when this operation and every earlier one of the session are complete.
+  bool Test(const AsyncSession& session) const;
+};
+
+/// A trivially copyable handle on one channel group of a workspace.
+class AsyncSession {
+ public:
+  bool valid() const { return group_ != nullptr; }
+  DmaEngine engine() const { return engine_; }
+  std::uint32_t channelGroup() const { return group_idx_; }
+  std::uint32_t syncId() const { return sync_id_; }
+  /// Why the last call on this session failed, "" if it did not. For a
+  /// session that could not be built: why BuildAsyncSession returned false.
+  const char* lastError() const;
+
+  // Filled by BuildAsyncSession; not for kernels.
+  void* group_ = nullptr;
+  void* workspace_ = nullptr;
+  DmaEngine engine_ = DmaEngine::SDMA;
+  std::uint32_t group_idx_ = 0;
+  std::uint32_t sync_id_ = 0;
+  void* scratch_ = nullptr;  // UB scratch: receives the completion records Wait/Test read
+};
+
+}  // namespace pto::comm
+
+// ---- the library side of the instructions (not for kernels) -----------------------
+namespace tilecomm::async {
+
+using pto::comm::AsyncSession;
+using pto::comm::DmaEngine;
+
+struct BuildArgs {
+  DmaEngine engine;
+  void* workspace;
+  std::uint32_t group;      // channel group, kAutoChannelGroupIdx = the block index
+  std::uint32_t sync_id;
+  std::uint32_t block_bytes;
+  std::uint32_t queue_num;
+  std::int32_t dest_rank;   // URMA: the remote PE; SDMA: -1
+  void* scratch;            // SDMA: the scratch tile's UB address
+  std::size_t scratch_bytes;
+  bool scratch_is_vec;
+};
+bool build_session(AsyncSession& session, const BuildArgs& args);
+
+/// One transfer: `bytes` from src to dst. `remote_is_dst` tells which side is
+/// the peer's (the put direction). notify: int32 signal written after the data.
+struct Transfer {
+  void* dst;
+  const void* src;
+  std::size_t bytes;
+  bool remote_is_dst;
+  std::int32_t* signal = nullptr;
+  std::int32_t signal_value = 0;
+  bool signal_add = false;
+  bool defer = false;
+  const char* call = "";
+};
+std::uint64_t submit(const AsyncSession& session, const Transfer& t);
+/// Hands the deferred operations of the session to the engine; returns the
+/// handle of the last one (0 and a reason on failure).
+std::uint64_t submit_batch(const AsyncSession& session);
+bool wait(const AsyncSession& session, std::uint64_t handle);
+bool test(const AsyncSession& session, std::uint64_t handle);
+/// Records why `call` returns an invalid event; logs it; returns 0.
+std::uint64_t reject(const AsyncSession& session, const char* call, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const char* last_error(const AsyncSession& session);
+
+}  // namespace tilecomm::async
+
+namespace pto::comm {
+inline bool AsyncEvent::Wait(const AsyncSession& s) const { return tilecomm::async::wait(s, handle); }
+inline bool AsyncEvent::Test(const AsyncSession& s) const { return tilecomm::async::test(s, handle); }
+inline const char* AsyncSession::lastError() const { return tilecomm::async::last_error(*this); }
+}  // namespace pto::comm

@@ -1,0 +1,151 @@
+#include "transport/dma/engine.hpp"
+
+#include <sched.h>
+
+#include <cstring>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/futex.hpp"
+#include "core/log.hpp"
+#include "core/wait.hpp"
+#include "transport/shm/shm_transport.hpp"
+
+namespace tilecomm::transport::dma {
+namespace {
+constexpr int kMaxThreads = 16;
+constexpr long kSleepNs = 200 * 1000 * 1000;  // re-check stop_ this often while asleep
+constexpr int kIdleSpins = 2000;              // empty passes before sleeping (0 when oversubscribed)
+}  // namespace
+
+Engine& Engine::instance() {
+  static Engine engine;
+  return engine;
+}
+
+Engine::~Engine() { stop(); }
+
+void Engine::attach(Workspace* ws) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int slot = -1;
+  for (int s = 0; s < kMaxWorkspaces; ++s) {
+    if (spaces_[s].load() == ws) return;
+    if (slot < 0 && spaces_[s].load() == nullptr) slot = s;
+  }
+  if (slot < 0)
+    raise(ErrorCode::InvalidUsage, "SDMA engine: %d workspaces are already in use by this PE; Finalize() a "
+          "workspace manager before creating another", kMaxWorkspaces);
+  spaces_[slot].store(ws, std::memory_order_release);
+  if (threads_.empty()) {
+    unsigned long long n = process_config().sdma_threads;
+    if (n < 1 || n > kMaxThreads)
+      raise(ErrorCode::InvalidUsage, "TILECOMM_SDMA_THREADS=%llu: the SDMA engine runs 1 to %d threads", n,
+            kMaxThreads);
+    stop_.store(false);
+    for (unsigned long long i = 0; i < n; ++i) threads_.emplace_back([this, i, n] {
+        (void)n;
+        run(static_cast<int>(i));
+      });
+  }
+}
+
+void Engine::detach(Workspace* ws) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int s = 0; s < kMaxWorkspaces; ++s) {
+    if (spaces_[s].load() != ws) continue;
+    spaces_[s].store(nullptr, std::memory_order_seq_cst);
+    while (in_scan_[s].load(std::memory_order_seq_cst) != 0) sched_yield();
+  }
+}
+
+void Engine::stop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (threads_.empty()) return;
+  stop_.store(true, std::memory_order_seq_cst);
+  wake_engines();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void Engine::wake_engines() {
+  bell_.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake_all(&bell_);
+}
+
+bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
+  Queue& Q = g.queues[q];
+  std::uint64_t head = Q.head.load(std::memory_order_relaxed);
+  std::uint64_t tail = Q.tail.load(std::memory_order_acquire);
+  if (head == tail) return false;
+  for (; head < tail; ++head) {
+    const Entry& e = Q.ring[head % kRingEntries];
+    switch (e.op) {
+      case EntryOp::Copy:
+        std::memcpy(e.dst, e.src, e.len);
+        break;
+      case EntryOp::Signal: {
+        for (std::uint32_t o = 0; o < g.queue_num; ++o)
+          if (o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq) {
+            blocked = true;
+            Q.head.store(head, std::memory_order_release);
+            return true;
+          }
+        ShmTransport::store_fence();
+        std::atomic_ref<std::int32_t> sig(*e.signal);
+        if (e.signal_add) sig.fetch_add(e.signal_value, std::memory_order_seq_cst);
+        else sig.store(e.signal_value, std::memory_order_seq_cst);
+        break;
+      }
+      case EntryOp::Flag:
+        ShmTransport::store_fence();
+        Q.done.store(e.seq, std::memory_order_seq_cst);
+        g.wake.fetch_add(1, std::memory_order_seq_cst);
+        if (g.sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(&g.wake);
+        break;
+    }
+    Q.head.store(head + 1, std::memory_order_release);
+  }
+  return true;
+}
+
+void Engine::run(int me) {
+  const int n = static_cast<int>(process_config().sdma_threads);
+  const int spins = oversubscribed() ? 0 : kIdleSpins;
+  int idle = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    std::uint32_t bell = bell_.load(std::memory_order_seq_cst);
+    bool worked = false, blocked = false;
+    for (int s = 0; s < kMaxWorkspaces; ++s) {
+      Workspace* ws = spaces_[s].load(std::memory_order_acquire);
+      if (!ws) continue;
+      in_scan_[s].fetch_add(1, std::memory_order_seq_cst);
+      if (spaces_[s].load(std::memory_order_seq_cst) == ws) {
+        for (std::uint32_t gi = 0; gi < ws->groups; ++gi) {
+          ChannelGroup& g = ws->group[gi];
+          if (!g.active.load(std::memory_order_acquire)) continue;
+          for (std::uint32_t q = 0; q < g.queue_num; ++q)
+            if (static_cast<int>((gi * kMaxQueues + q) % n) == me) worked |= run_queue(g, q, blocked);
+        }
+      }
+      in_scan_[s].fetch_sub(1, std::memory_order_seq_cst);
+    }
+    if (worked && !blocked) {
+      idle = 0;
+      continue;
+    }
+    if (blocked) {
+      sched_yield();
+      continue;
+    }
+    if (++idle < spins) {
+      detail::cpu_relax();
+      continue;
+    }
+    idle = 0;
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (bell_.load(std::memory_order_seq_cst) == bell && !stop_.load()) futex_wait(&bell_, bell, kSleepNs);
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+}  // namespace tilecomm::transport::dma

@@ -1,0 +1,62 @@
+// The SDMA engine of this PE: threads that run the workspaces' queues.
+//
+// Contract
+// - attach(ws) makes the engine poll the active channel groups of `ws`;
+//   detach(ws) stops it and returns once no engine thread looks at `ws`.
+// - After publishing entries (Queue::tail), a producer calls doorbell(); an
+//   idle engine thread sleeps on a futex and the doorbell wakes it, so an
+//   idle engine costs no CPU and a submission is picked up at once.
+// - Queue q of group g is always run by the same engine thread, so a queue's
+//   entries run in order; different queues run concurrently when there are
+//   several threads (TILECOMM_SDMA_THREADS).
+// - A Flag entry makes the payload's stores visible (store fence), then
+//   stores the completion record and wakes the group's sleeping waiters.
+// - A Signal entry runs only when every queue of its group has completed the
+//   same operation's payload (their done >= seq), then sets or adds the
+//   int32 signal: the remote side sees the signal after the data.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "transport/dma/workspace.hpp"
+
+namespace tilecomm::transport::dma {
+
+class Engine {
+ public:
+  /// The process's engine; its threads start at the first attach.
+  static Engine& instance();
+  ~Engine();
+
+  void attach(Workspace* ws);
+  void detach(Workspace* ws);
+  /// Wakes sleeping engine threads after entries were published.
+  void doorbell() {
+    bell_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_engines();
+  }
+  int threads() const { return static_cast<int>(threads_.size()); }
+  /// Stops the threads (process exit or shmem_finalize); attach restarts them.
+  void stop();
+
+ private:
+  static constexpr int kMaxWorkspaces = 64;
+  Engine() = default;
+  void run(int index);
+  bool run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked);
+  void wake_engines();
+
+  std::mutex mutex_;  // attach/detach/start/stop
+  std::atomic<Workspace*> spaces_[kMaxWorkspaces] = {};
+  std::atomic<int> in_scan_[kMaxWorkspaces] = {};  // engine threads looking at a slot now
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint32_t> bell_{0};
+  std::atomic<std::uint32_t> sleepers_{0};
+};
+
+}  // namespace tilecomm::transport::dma

@@ -1,0 +1,104 @@
+// The DMA workspace: submission queues and completion records in memory.
+//
+// A workspace is what SdmaWorkspaceManager / UrmaWorkspaceManager hand to
+// kernels (the `__gm__ uint8_t* workspace` of BuildAsyncSession). It holds
+// `groups` channel groups; a session owns one group while it is used. A group
+// has up to kMaxQueues submission queues. Each queue is a single-producer
+// (the session's thread) single-consumer (one engine thread) ring of entries:
+//
+//   producer: write ring[staged % N], ++staged; publish: tail = staged (release)
+//   engine:   while head < tail (acquire): run ring[head], head++ (release)
+//
+// An operation of a session gets the next sequence number `seq`. Its payload
+// is cut into entries of at most block_bytes, dealt round-robin over the
+// group's queues; then every queue receives a Flag entry for `seq`. The
+// engine runs a queue's entries in order, and a Flag stores `seq` into the
+// queue's `done` word (the completion record) after the payload's stores are
+// visible. Operation `seq` and everything before it in the session are
+// therefore complete once every queue's `done` is at least `seq`.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace tilecomm::transport::dma {
+
+constexpr std::uint64_t kWorkspaceMagic = 0x74636f6d6d444d41ull;  // "tcommDMA"
+constexpr int kMaxQueues = 8;
+constexpr std::uint32_t kRingEntries = 256;
+constexpr int kMaxOutstanding = 64;  // operations in flight per session
+
+enum class EntryOp : std::uint32_t { Copy, Flag, Signal };
+
+struct Entry {
+  EntryOp op;
+  std::int32_t signal_value;
+  std::uint64_t seq;
+  void* dst;
+  const void* src;
+  std::size_t len;
+  std::int32_t* signal;  // Signal: the int32 to set or add to, once the payload is visible
+  std::uint32_t signal_add;
+  std::uint32_t pad;
+};
+static_assert(sizeof(Entry) == 56);
+
+struct alignas(64) Queue {
+  alignas(64) std::atomic<std::uint64_t> tail{0};  // published by the producer
+  std::uint64_t staged = 0;                         // written by the producer, not yet published
+  alignas(64) std::atomic<std::uint64_t> head{0};   // consumed by the engine
+  alignas(64) std::atomic<std::uint64_t> done{0};   // completion record: last Flag's seq
+  Entry ring[kRingEntries];
+};
+
+enum class EngineKind : std::uint32_t { Sdma = 1, Urma = 2 };
+
+struct alignas(64) ChannelGroup {
+  // Set by BuildAsyncSession.
+  std::atomic<std::uint32_t> active{0};   // the engine polls this group's queues
+  std::uint32_t queue_num = 1;
+  std::uint64_t block_bytes = 0;
+  std::int32_t peer = -1;                 // URMA: the session's remote PE; SDMA: -1
+  // Producer side (the thread that owns the session).
+  std::atomic<std::uint64_t> owner{0};    // thread inside a session call now, 0 = none
+  std::uint64_t issued = 0;               // seq of the last operation submitted (staged or published)
+  std::uint64_t published = 0;            // seq of the last operation the engine may see
+  std::uint64_t waited = 0;               // seq up to which a Wait succeeded
+  std::uint32_t next_queue = 0;           // round-robin position
+  // Engine side.
+  alignas(64) std::atomic<std::uint32_t> wake{0};     // futex word waiters sleep on
+  std::atomic<std::uint32_t> sleepers{0};
+  char error[240] = {};                   // why the last call of this group failed ("" = none)
+  Queue queues[kMaxQueues];
+
+  /// Every operation up to `seq` is complete.
+  bool complete(std::uint64_t seq) const {
+    for (std::uint32_t q = 0; q < queue_num; ++q)
+      if (queues[q].done.load(std::memory_order_acquire) < seq) return false;
+    return true;
+  }
+  std::uint64_t completed() const {
+    std::uint64_t m = UINT64_MAX;
+    for (std::uint32_t q = 0; q < queue_num; ++q) {
+      std::uint64_t d = queues[q].done.load(std::memory_order_acquire);
+      if (d < m) m = d;
+    }
+    return m;
+  }
+};
+
+struct Workspace {
+  std::uint64_t magic = kWorkspaceMagic;
+  EngineKind kind = EngineKind::Sdma;
+  std::uint32_t groups = 0;
+  std::int32_t pe = 0;     // the PE that made it (workspaces are per PE)
+  std::size_t bytes = 0;   // total size, this header included
+  ChannelGroup group[1];   // `groups` of them
+
+  static std::size_t size_for(std::uint32_t groups) {
+    return offsetof(Workspace, group) + sizeof(ChannelGroup) * groups;
+  }
+};
+
+}  // namespace tilecomm::transport::dma
