@@ -12,6 +12,7 @@
 #include "bootstrap/server.hpp"
 #include "core/log.hpp"
 #include "core/wait.hpp"
+#include "transport/dma/engine.hpp"
 
 extern "C" {
 tilecomm_ctx tilecomm_ctx_default;
@@ -101,6 +102,7 @@ void finalize() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_state.load() != static_cast<int>(State::Ready)) return;
   Runtime& rt = *g_runtime;
+  transport::dma::Engine::instance().quiesce();  // its copies touch symmetric memory
   rt.shm().quiet();
   rt.team_sync(tilecomm_team_world, "shmem_finalize");
   rt.finalize();

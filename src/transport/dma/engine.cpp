@@ -67,6 +67,17 @@ void Engine::stop() {
   threads_.clear();
 }
 
+void Engine::quiesce() {
+  for (int s = 0; s < kMaxWorkspaces; ++s) {
+    Workspace* ws = spaces_[s].load();
+    if (!ws) continue;
+    for (std::uint32_t g = 0; g < ws->groups; ++g)
+      for (auto& q : ws->group[g].queues)
+        (void)wait_for([&] { return q.head.load(std::memory_order_acquire) == q.tail.load(std::memory_order_acquire); });
+  }
+  stop();
+}
+
 void Engine::wake_engines() {
   bell_.fetch_add(1, std::memory_order_seq_cst);
   futex_wake_all(&bell_);

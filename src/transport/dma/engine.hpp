@@ -40,8 +40,11 @@ class Engine {
     if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_engines();
   }
   int threads() const { return static_cast<int>(threads_.size()); }
-  /// Stops the threads (process exit or shmem_finalize); attach restarts them.
+  /// Stops the threads (process exit); attach restarts them.
   void stop();
+  /// shmem_finalize: runs every published entry to completion (unless the
+  /// job failed), then stops the threads, before symmetric memory goes away.
+  void quiesce();
 
  private:
   static constexpr int kMaxWorkspaces = 64;

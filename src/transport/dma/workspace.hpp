@@ -61,7 +61,7 @@ struct alignas(64) ChannelGroup {
   std::uint64_t block_bytes = 0;
   std::int32_t peer = -1;                 // URMA: the session's remote PE; SDMA: -1
   // Producer side (the thread that owns the session).
-  std::atomic<std::uint64_t> owner{0};    // thread inside a session call now, 0 = none
+  std::atomic<std::uint64_t> owner{0};    // the thread that built the session (its only user)
   std::uint64_t issued = 0;               // seq of the last operation submitted (staged or published)
   std::uint64_t published = 0;            // seq of the last operation the engine may see
   std::uint64_t waited = 0;               // seq up to which a Wait succeeded
@@ -94,6 +94,9 @@ struct Workspace {
   std::uint32_t groups = 0;
   std::int32_t pe = 0;     // the PE that made it (workspaces are per PE)
   std::size_t bytes = 0;   // total size, this header included
+  // URMA: the symmetric window operations must stay inside (this PE's address).
+  std::uintptr_t window = 0;
+  std::size_t window_bytes = 0;
   ChannelGroup group[1];   // `groups` of them
 
   static std::size_t size_for(std::uint32_t groups) {

@@ -56,6 +56,32 @@ class ShmTransport final : public Transport {
   }
   bool is_symmetric(const void* addr) const noexcept { return translate(addr, my_pe_) != nullptr; }
 
+  /// Where a mapped address lies: the PE whose symmetric segment (as mapped
+  /// in this process) contains `addr`, and the bytes from `addr` to that
+  /// segment's end; {-1, 0} for an address in no PE's segment.
+  struct Owner {
+    int pe;
+    std::size_t room;
+  };
+  Owner owner(const void* addr) const noexcept {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s)
+      for (int pe = 0; pe < n_pes_; ++pe) {
+        std::uintptr_t off = a - reinterpret_cast<std::uintptr_t>(peers_[s][pe]);
+        if (peers_[s][pe] && off < local_[s].size) return {pe, local_[s].size - off};
+      }
+    return {-1, 0};
+  }
+  /// Bytes from symmetric address `addr` to the end of its segment (0: not symmetric).
+  std::size_t room(const void* addr) const noexcept {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s) {
+      std::uintptr_t off = a - local_[s].base;
+      if (off < local_[s].size) return local_[s].size - off;
+    }
+    return 0;
+  }
+
   static void store_fence() noexcept {
 #if defined(__x86_64__)
     __builtin_ia32_sfence();

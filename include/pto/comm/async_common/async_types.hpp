@@ -13,10 +13,12 @@
 // (backpressure), it never fails and never overwrites.
 //
 // Errors: a submission that cannot be performed returns an invalid event
-// (handle 0). Because 0 alone says nothing, the reason is kept in the
-// session (session.lastError()) and logged at warn level. Wait/Test return
-// false on an invalid event or when the job failed (a PE died) while the
-// session had operations outstanding; lastError() then says why.
+// (handle 0). As in the seed API, Wait and Test on an invalid event return
+// true (there is nothing to wait for), so 0 alone cannot be told from "done":
+// the reason is therefore kept in the session (session.lastError()) and
+// logged at warn level. Wait returns false when the job failed (a PE died)
+// while the session had operations outstanding, or TILECOMM_TIMEOUT passed;
+// lastError() then says why.
 #pragma once
 
 #include <cstddef>
@@ -26,25 +28,28 @@
 
 namespace pto::comm {
 
-enum class DmaEngine : std::uint8_t { SDMA, URMA };
+enum class DmaEngine : std::uint8_t { SDMA = 0, URMA = 1 };
 
 enum class AsyncPutMode : std::uint8_t {
-  IMMEDIATE,  // the engine may start at once
-  DEFER,      // staged; SubmitAsyncPutBatch (or a Wait) hands the batch to the engine
+  IMMEDIATE = 0,  // the engine may start at once
+  DEFER = 1,      // staged; SubmitAsyncPutBatch hands the whole batch to the engine
 };
 
 namespace sdma {
-inline constexpr std::uint32_t UB_ALIGN_SIZE = 256;              // recommended scratch tile bytes
-inline constexpr std::uint32_t kDefaultSdmaBlockBytes = 1u << 20;  // entry size a transfer is cut into
-inline constexpr std::uint32_t kAutoChannelGroupIdx = 0xffffffffu;  // = the block index
-inline constexpr std::uint32_t kMaxQueueNum = 8;
+inline constexpr std::uint32_t UB_ALIGN_SIZE = 256;                 // recommended scratch tile bytes
+inline constexpr std::uint32_t kUbAlignSize = UB_ALIGN_SIZE;
+inline constexpr std::uint64_t kDefaultSdmaBlockBytes = 1024 * 1024;  // entry size a transfer is cut into
+inline constexpr std::uint32_t kAutoChannelGroupIdx = 0xffffffffu;    // = the block index
+inline constexpr std::uint32_t kMaxChannelGroups = 48;               // per workspace
+inline constexpr std::uint32_t kMaxQueueNum = 8;                     // per channel group
 
 /// {block_bytes, comm_block_offset, queue_num}
 struct SdmaBaseConfig {
-  std::uint32_t block_bytes = kDefaultSdmaBlockBytes;  // largest entry; bigger transfers are split
-  std::uint32_t comm_block_offset = 0;                 // added to the channel group index
-  std::uint32_t queue_num = 1;                         // queues the entries are dealt over (1-8)
+  std::uint64_t block_bytes;        // largest entry; bigger transfers are cut and dealt over the queues
+  std::uint64_t comm_block_offset;  // bytes added to every source and destination address
+  std::uint32_t queue_num;          // submission queues of the channel group (1-8)
 };
+using sdma_base_config_t = SdmaBaseConfig;
 }  // namespace sdma
 
 class AsyncSession;
@@ -79,6 +84,7 @@ class AsyncSession {
   std::uint32_t group_idx_ = 0;
   std::uint32_t sync_id_ = 0;
   void* scratch_ = nullptr;  // UB scratch: receives the completion records Wait/Test read
+  std::uint64_t comm_block_offset_ = 0;
 };
 
 }  // namespace pto::comm
@@ -94,9 +100,10 @@ struct BuildArgs {
   void* workspace;
   std::uint32_t group;      // channel group, kAutoChannelGroupIdx = the block index
   std::uint32_t sync_id;
-  std::uint32_t block_bytes;
+  std::uint64_t block_bytes;
+  std::uint64_t comm_block_offset;
   std::uint32_t queue_num;
-  std::int32_t dest_rank;   // URMA: the remote PE; SDMA: -1
+  std::int32_t dest_rank;   // URMA: the remote PE, -1 = given per operation; SDMA: -1
   void* scratch;            // SDMA: the scratch tile's UB address
   std::size_t scratch_bytes;
   bool scratch_is_vec;
@@ -110,6 +117,7 @@ struct Transfer {
   const void* src;
   std::size_t bytes;
   bool remote_is_dst;
+  std::int32_t peer = -1;  // URMA sessions without a bound peer: the remote PE
   std::int32_t* signal = nullptr;
   std::int32_t signal_value = 0;
   bool signal_add = false;

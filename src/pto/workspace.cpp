@@ -1,0 +1,114 @@
+// DMA workspaces: creation, the registry of live ones, destruction.
+#include <pto/comm/async/urma/urma_workspace_manager.hpp>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "pto/workspaces.hpp"
+#include "shmem/runtime.hpp"
+#include "transport/dma/engine.hpp"
+
+namespace tilecomm::async {
+namespace {
+using transport::dma::ChannelGroup;
+using transport::dma::Engine;
+using transport::dma::EngineKind;
+using transport::dma::Workspace;
+
+std::mutex g_mutex;
+std::vector<Workspace*> g_live;
+
+bool runtime_ready() {
+  return shmem::g_state.load() == static_cast<int>(shmem::State::Ready) && shmem::g_runtime != nullptr;
+}
+}  // namespace
+
+Workspace* find_workspace(const void* p) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = std::find(g_live.begin(), g_live.end(), p);
+  return it == g_live.end() ? nullptr : *it;
+}
+
+std::string check_urma_ranks(std::uint32_t rank_id, std::uint32_t rank_count) {
+  if (!runtime_ready()) return "UrmaWorkspaceManager::Init: call shmem_init first (the engine belongs to the PE)";
+  auto& rt = *shmem::g_runtime;
+  if (rank_id != static_cast<std::uint32_t>(rt.my_pe()) || rank_count != static_cast<std::uint32_t>(rt.n_pes()))
+    return strprintf("UrmaWorkspaceManager::Init: rankId %u / rankCount %u do not describe this PE: it is PE %d of "
+                     "%d (pass shmem_my_pe(), shmem_n_pes())", rank_id, rank_count, rt.my_pe(), rt.n_pes());
+  return "";
+}
+
+void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t window_bytes, std::string& error) {
+  const char* who = kind == pto::comm::DmaEngine::SDMA ? "SdmaWorkspaceManager::Init" : "UrmaWorkspaceManager::Init";
+  if (!runtime_ready()) {
+    error = strprintf("%s: call shmem_init first (the engine belongs to the PE)", who);
+    TC_LOG(Error, "pto", "%s", error.c_str());
+    return nullptr;
+  }
+  auto& rt = *shmem::g_runtime;
+  if (kind == pto::comm::DmaEngine::URMA) {
+    std::size_t room = rt.shm().room(window);
+    if (window_bytes == 0 || room < window_bytes) {
+      error = strprintf("%s: the window [%p, +%llu bytes) is not inside one symmetric segment of this PE (it has "
+                        "%zu bytes there); register memory from shmem_malloc", who, window,
+                        static_cast<unsigned long long>(window_bytes), room);
+      TC_LOG(Error, "pto", "%s", error.c_str());
+      return nullptr;
+    }
+  }
+  const std::uint32_t groups = pto::comm::sdma::kMaxChannelGroups;
+  const std::size_t bytes = Workspace::size_for(groups);
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    error = strprintf("%s: cannot map %zu bytes for the workspace: %s", who, bytes, errno_text(errno).c_str());
+    TC_LOG(Error, "pto", "%s", error.c_str());
+    return nullptr;
+  }
+  auto* ws = new (mem) Workspace();
+  for (std::uint32_t g = 0; g < groups; ++g) new (&ws->group[g]) ChannelGroup();
+  ws->kind = kind == pto::comm::DmaEngine::SDMA ? EngineKind::Sdma : EngineKind::Urma;
+  ws->groups = groups;
+  ws->pe = rt.my_pe();
+  ws->bytes = bytes;
+  ws->window = reinterpret_cast<std::uintptr_t>(window);
+  ws->window_bytes = window_bytes;
+  try {
+    Engine::instance().attach(ws);
+  } catch (const Error& e) {
+    error = strprintf("%s: %s", who, e.what());
+    TC_LOG(Error, "pto", "%s", error.c_str());
+    munmap(mem, bytes);
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_live.push_back(ws);
+  error.clear();
+  return ws;
+}
+
+void destroy_workspace(void* p) {
+  Workspace* ws = find_workspace(p);
+  if (!ws) return;
+  for (std::uint32_t g = 0; g < ws->groups; ++g) {
+    ChannelGroup& grp = ws->group[g];
+    if (grp.published > grp.completed() && wait_complete(grp, grp.published) != Completion::Done)
+      TC_LOG(Warn, "pto", "workspace %p freed with operations of channel group %u unfinished (the job failed or "
+             "TILECOMM_TIMEOUT passed)", p, g);
+  }
+  Engine::instance().detach(ws);
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_live.erase(std::find(g_live.begin(), g_live.end(), ws));
+  }
+  const std::size_t bytes = ws->bytes;
+  for (std::uint32_t g = 0; g < ws->groups; ++g) ws->group[g].~ChannelGroup();
+  ws->~Workspace();
+  munmap(ws, bytes);
+}
+
+}  // namespace tilecomm::async
