@@ -11,28 +11,25 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
-#include "core/futex.hpp"
 #include "core/log.hpp"
 #include "core/wait.hpp"
 #include "pto/workspaces.hpp"
 #include "shmem/runtime.hpp"
-#include "transport/dma/engine.hpp"
+#include "transport/dma/channel.hpp"
 
 namespace tilecomm::async {
 namespace {
 using pto::comm::DmaEngine;
 using transport::dma::ChannelGroup;
-using transport::dma::Engine;
+using transport::dma::Completion;
 using transport::dma::EngineKind;
-using transport::dma::Entry;
-using transport::dma::EntryOp;
-using transport::dma::kMaxOutstanding;
 using transport::dma::kMaxQueues;
-using transport::dma::kRingEntries;
-using transport::dma::Queue;
+using transport::dma::Op;
 using transport::dma::Workspace;
-
-constexpr long kSleepNs = 20 * 1000 * 1000;  // waiters re-check failure and timeout this often
+using transport::dma::post;
+using transport::dma::publish;
+using transport::dma::to_text;
+using transport::dma::wait_complete;
 
 thread_local std::string t_error;  // for sessions that are not built
 thread_local char t_token;         // this thread's identity for the session ownership check
@@ -58,54 +55,7 @@ bool runtime_ready() {
   return shmem::g_state.load(std::memory_order_acquire) == static_cast<int>(shmem::State::Ready);
 }
 
-/// Makes the staged entries of every queue visible to the engine.
-void publish(ChannelGroup& g) {
-  if (g.published == g.issued && g.queues[0].tail.load(std::memory_order_relaxed) == g.queues[0].staged) return;
-  for (std::uint32_t q = 0; q < g.queue_num; ++q) g.queues[q].tail.store(g.queues[q].staged, std::memory_order_release);
-  g.published = g.issued;
-  Engine::instance().doorbell();
-}
-
-/// Appends an entry to queue q, handing staged entries over while the ring is full.
-bool push(ChannelGroup& g, std::uint32_t q, const Entry& e) {
-  Queue& Q = g.queues[q];
-  if (Q.staged - Q.head.load(std::memory_order_acquire) >= kRingEntries) {
-    for (std::uint32_t i = 0; i < g.queue_num; ++i)
-      g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
-    Engine::instance().doorbell();
-    WaitStatus st = wait_for([&] { return Q.staged - Q.head.load(std::memory_order_acquire) < kRingEntries; });
-    if (st != WaitStatus::Done) return false;
-  }
-  Q.ring[Q.staged % kRingEntries] = e;
-  ++Q.staged;
-  return true;
-}
-
-const char* completion_text(Completion c) {
-  return c == Completion::TimedOut ? "TILECOMM_TIMEOUT passed" : "the job failed";
-}
-
 }  // namespace
-
-Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
-  if (g.complete(seq)) return Completion::Done;
-  const std::uint64_t spin = oversubscribed() ? 0 : process_config().spin;
-  for (std::uint64_t i = 0; i < spin; ++i) {
-    if (g.complete(seq)) return Completion::Done;
-    detail::cpu_relax();
-  }
-  const double timeout = wait_timeout();
-  const double deadline = timeout > 0 ? detail::now_seconds() + timeout : 0;
-  for (;;) {
-    g.sleepers.fetch_add(1, std::memory_order_seq_cst);
-    std::uint32_t w = g.wake.load(std::memory_order_seq_cst);
-    if (!g.complete(seq)) futex_wait(&g.wake, w, kSleepNs);
-    g.sleepers.fetch_sub(1, std::memory_order_seq_cst);
-    if (g.complete(seq)) return Completion::Done;
-    if (job_failed()) return Completion::PeerFailed;
-    if (deadline > 0 && detail::now_seconds() > deadline) return Completion::TimedOut;
-  }
-}
 
 std::uint64_t reject(const AsyncSession& s, const char* call, const char* fmt, ...) {
   va_list ap;
@@ -254,27 +204,11 @@ std::uint64_t submit(const AsyncSession& s, const Transfer& t) {
     if (!signal) return 0;
   }
 
-  const std::uint64_t seq = g.issued + 1;
-  // Backpressure: at most kMaxOutstanding operations in flight.
-  if (seq > static_cast<std::uint64_t>(kMaxOutstanding) && !g.complete(seq - kMaxOutstanding)) {
-    publish(g);
-    Completion c = wait_complete(g, seq - kMaxOutstanding);
-    if (c != Completion::Done)
-      return reject(s, t.call, "waiting for room (64 operations in flight): %s%s%s", completion_text(c),
-                    c == Completion::PeerFailed ? ": " : "", c == Completion::PeerFailed ? job_failure().c_str() : "");
-  }
-  bool ok = true;
-  for (std::size_t off = 0; ok && off < t.bytes; off += g.block_bytes) {
-    std::size_t len = std::min<std::size_t>(g.block_bytes, t.bytes - off);
-    ok = push(g, g.next_queue++ % g.queue_num, Entry{EntryOp::Copy, 0, seq, dst + off, src + off, len, nullptr, 0, 0});
-  }
-  if (ok && signal)
-    ok = push(g, 0, Entry{EntryOp::Signal, t.signal_value, seq, nullptr, nullptr, 0, signal, t.signal_add, 0});
-  for (std::uint32_t q = 0; ok && q < g.queue_num; ++q)
-    ok = push(g, q, Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0});
-  if (!ok) return reject(s, t.call, "the engine made no room in the queues: %s", job_failure().c_str());
-  g.issued = seq;
-  if (!t.defer) publish(g);
+  Completion why = Completion::Done;
+  std::uint64_t seq = post(g, Op{dst, src, t.bytes, signal, t.signal_value, t.signal_add}, t.defer, why);
+  if (seq == 0)
+    return reject(s, t.call, "waiting for room in the queues (64 operations in flight): %s%s%s", to_text(why),
+                  why == Completion::PeerFailed ? ": " : "", why == Completion::PeerFailed ? job_failure().c_str() : "");
   return seq;
 }
 
@@ -306,7 +240,7 @@ bool wait(const AsyncSession& s, std::uint64_t handle) {
   if (c == Completion::Done && job_failed() && target > g.waited) c = Completion::PeerFailed;
   if (c != Completion::Done) {
     reject(s, "AsyncEvent::Wait", "%s while %llu operations of channel group %u were outstanding (%llu complete)%s%s",
-           completion_text(c), static_cast<unsigned long long>(target - g.waited), s.channelGroup(),
+           to_text(c), static_cast<unsigned long long>(target - g.waited), s.channelGroup(),
            static_cast<unsigned long long>(g.completed() - g.waited), c == Completion::PeerFailed ? ": " : "",
            c == Completion::PeerFailed ? job_failure().c_str() : "");
     return false;

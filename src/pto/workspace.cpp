@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "pto/workspaces.hpp"
 #include "shmem/runtime.hpp"
+#include "transport/dma/channel.hpp"
 #include "transport/dma/engine.hpp"
 
 namespace tilecomm::async {
@@ -96,7 +97,7 @@ void destroy_workspace(void* p) {
   if (!ws) return;
   for (std::uint32_t g = 0; g < ws->groups; ++g) {
     ChannelGroup& grp = ws->group[g];
-    if (grp.published > grp.completed() && wait_complete(grp, grp.published) != Completion::Done)
+    if (grp.published > grp.completed() && transport::dma::wait_complete(grp, grp.published) != transport::dma::Completion::Done)
       TC_LOG(Warn, "pto", "workspace %p freed with operations of channel group %u unfinished (the job failed or "
              "TILECOMM_TIMEOUT passed)", p, g);
   }

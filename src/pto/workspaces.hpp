@@ -9,8 +9,4 @@ namespace tilecomm::async {
 /// kernel's workspace argument is checked here before it is dereferenced.
 transport::dma::Workspace* find_workspace(const void* p);
 
-/// Waits until every operation published on group `g` up to `seq` is complete.
-enum class Completion { Done, PeerFailed, TimedOut };
-Completion wait_complete(transport::dma::ChannelGroup& g, std::uint64_t seq);
-
 }  // namespace tilecomm::async

@@ -1,0 +1,97 @@
+#include "transport/dma/channel.hpp"
+
+#include <algorithm>
+
+#include "core/config.hpp"
+#include "core/futex.hpp"
+#include "core/wait.hpp"
+#include "transport/dma/engine.hpp"
+
+namespace tilecomm::transport::dma {
+namespace {
+constexpr long kSleepNs = 20 * 1000 * 1000;  // waiters re-check failure and timeout this often
+
+/// Appends an entry to queue q, handing staged entries over while the ring is full.
+bool push(ChannelGroup& g, std::uint32_t q, const Entry& e, Completion& why) {
+  Queue& Q = g.queues[q];
+  if (Q.staged - Q.head.load(std::memory_order_acquire) >= kRingEntries) {
+    for (std::uint32_t i = 0; i < g.queue_num; ++i)
+      g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
+    Engine::instance().doorbell();
+    WaitStatus st = wait_for([&] { return Q.staged - Q.head.load(std::memory_order_acquire) < kRingEntries; });
+    if (st != WaitStatus::Done) {
+      why = st == WaitStatus::TimedOut ? Completion::TimedOut : Completion::PeerFailed;
+      return false;
+    }
+  }
+  Q.ring[Q.staged % kRingEntries] = e;
+  ++Q.staged;
+  return true;
+}
+}  // namespace
+
+const char* to_text(Completion c) {
+  switch (c) {
+    case Completion::Done: return "done";
+    case Completion::PeerFailed: return "the job failed";
+    case Completion::TimedOut: return "TILECOMM_TIMEOUT passed";
+  }
+  return "?";
+}
+
+void publish(ChannelGroup& g) {
+  bool any = false;
+  for (std::uint32_t q = 0; q < g.queue_num; ++q) {
+    Queue& Q = g.queues[q];
+    if (Q.tail.load(std::memory_order_relaxed) != Q.staged) Q.tail.store(Q.staged, std::memory_order_release), any = true;
+  }
+  g.published = g.issued;
+  if (any) Engine::instance().doorbell();
+}
+
+Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
+  if (g.complete(seq)) return Completion::Done;
+  const std::uint64_t spin = oversubscribed() ? 0 : process_config().spin;
+  for (std::uint64_t i = 0; i < spin; ++i) {
+    if (g.complete(seq)) return Completion::Done;
+    detail::cpu_relax();
+  }
+  const double timeout = wait_timeout();
+  const double deadline = timeout > 0 ? detail::now_seconds() + timeout : 0;
+  for (;;) {
+    g.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    std::uint32_t w = g.wake.load(std::memory_order_seq_cst);
+    if (!g.complete(seq)) futex_wait(&g.wake, w, kSleepNs);
+    g.sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    if (g.complete(seq)) return Completion::Done;
+    if (job_failed()) return Completion::PeerFailed;
+    if (deadline > 0 && detail::now_seconds() > deadline) return Completion::TimedOut;
+  }
+}
+
+std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
+  const std::uint64_t seq = g.issued + 1;
+  // Backpressure: at most kMaxOutstanding operations in flight.
+  if (seq > static_cast<std::uint64_t>(kMaxOutstanding) && !g.complete(seq - kMaxOutstanding)) {
+    publish(g);
+    why = wait_complete(g, seq - kMaxOutstanding);
+    if (why != Completion::Done) return 0;
+  }
+  bool ok = true;
+  for (std::size_t off = 0; ok && off < op.bytes; off += g.block_bytes) {
+    std::size_t len = std::min<std::size_t>(g.block_bytes, op.bytes - off);
+    ok = push(g, g.next_queue++ % g.queue_num,
+              Entry{EntryOp::Copy, 0, seq, op.dst + off, op.src + off, len, nullptr, 0, 0}, why);
+  }
+  // The signal waits (in the engine) for every queue's payload of this operation.
+  if (ok && op.signal)
+    ok = push(g, 0, Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, 0}, why);
+  for (std::uint32_t q = 0; ok && q < g.queue_num; ++q)
+    ok = push(g, q, Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0}, why);
+  if (!ok) return 0;
+  g.issued = seq;
+  if (!defer) publish(g);
+  return seq;
+}
+
+}  // namespace tilecomm::transport::dma
