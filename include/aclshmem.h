@@ -1330,6 +1330,9 @@
 #define aclshmem_wait_until shmem_wait_until
 #define aclshmemx_get_uniqueid shmemx_get_uniqueid
 #define aclshmemx_init_attr shmemx_init_attr
+#define aclshmemx_sdma_get_nbi shmemx_sdma_get_nbi
+#define aclshmemx_sdma_put_nbi shmemx_sdma_put_nbi
+#define aclshmemx_sdma_quiet shmemx_sdma_quiet
 #define aclshmemx_set_attr_uniqueid_args shmemx_set_attr_uniqueid_args
 
 #endif /* TILECOMM_ACLSHMEM_H */

@@ -40,6 +40,14 @@ int shmemx_set_attr_uniqueid_args(int my_pe, int n_pes, const shmemx_uniqueid_t 
 /* shmem_init with explicit launch data; returns 0 or non-zero. */
 int shmemx_init_attr(unsigned int flags, shmemx_init_attr_t *attr);
 
+/* Explicit copy engine: the put or get runs on this PE's SDMA engine thread,
+ * whatever TILECOMM_TRANSPORTS says, and the call returns once it is queued.
+ * shmemx_sdma_quiet (and shmem_quiet) waits until every such copy is done.
+ * dest/source follow shmem_putmem_nbi / shmem_getmem_nbi. */
+void shmemx_sdma_put_nbi(void *dest, const void *source, size_t nbytes, int pe);
+void shmemx_sdma_get_nbi(void *dest, const void *source, size_t nbytes, int pe);
+void shmemx_sdma_quiet(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,12 @@
 // RMA: put, get, their non-blocking and strided forms, and put-with-signal.
 //
-// On the shared-memory transport every operation is complete when it
-// returns, so the _nbi forms are the blocking ones; shmem_quiet orders them
-// with a full fence (see transport/shm/shm_transport.hpp, NOTE [ordering]).
+// Puts and gets take the route TILECOMM_TRANSPORTS gives the peer. On the
+// default, MTE (shared memory), every operation is complete when it returns,
+// so the _nbi forms are the blocking ones and shmem_quiet orders them with a
+// full fence (see transport/shm/shm_transport.hpp, NOTE [ordering]). Routed
+// to SDMA, _nbi forms return once the copy is queued on this PE's engine and
+// shmem_quiet waits for it; blocking forms wait for their copy. Strided
+// forms, single elements (p/g) and put-with-signal always use MTE.
 #include "capi/capi.hpp"
 
 using namespace tilecomm;
@@ -10,16 +14,50 @@ using namespace tilecomm::capi;
 
 namespace {
 
+/// A put or get through the SDMA engine (routed by TILECOMM_TRANSPORTS, or a
+/// shmemx_sdma_* call): the engine copies; blocking forms wait for it.
+void sdma_rma(bool put, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, bool wait,
+              const char* call) {
+  (void)target(ctx, put ? dest : src, bytes, pe, call);  // checks the call, the PE and the symmetric range
+  int w = shmem::world_pe(ctx, pe, call);
+  try {
+    auto& dma = g_runtime->dma();
+    if (put) dma.put(w, dest, src, bytes);
+    else dma.get(w, dest, src, bytes);
+    if (wait) dma.quiet();
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+}
+
+inline bool sdma_routed(shmem_ctx_t ctx, int pe, const char* call) {
+  return TC_UNLIKELY(g_runtime->any_sdma_route()) &&
+         g_runtime->route(shmem::world_pe(checked_ctx(ctx, call), pe, call)) == shmem::Route::Sdma;
+}
+
+/// Blocking put (nbi = false) or put_nbi: MTE (memcpy into the peer's
+/// mapping, complete on return) unless the peer is routed to SDMA.
+template <bool nbi = false>
 inline void put_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   char* r = target(ctx, dest, bytes, pe, call);
+  if (sdma_routed(ctx, pe, call)) return sdma_rma(true, ctx, dest, src, bytes, pe, !nbi, call);
   memcpy(r, src, bytes);
 }
 
+template <bool nbi = false>
 inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   const char* r = target(ctx, src, bytes, pe, call);
+  if (sdma_routed(ctx, pe, call)) return sdma_rma(false, ctx, dest, src, bytes, pe, !nbi, call);
   memcpy(dest, r, bytes);
+}
+
+inline void put_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
+  put_bytes<true>(ctx, dest, src, bytes, pe, call);
+}
+inline void get_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
+  get_bytes<true>(ctx, dest, src, bytes, pe, call);
 }
 
 template <std::size_t kBytes>
@@ -67,10 +105,10 @@ extern "C" {
     put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
   }                                                                                                               \
   void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {      \
-    put_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+    put_bytes_nbi(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
   }                                                                                                               \
   void shmem_##NAME##_put_nbi(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                           \
-    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+    put_bytes_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
   }                                                                                                               \
   void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {          \
     get_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
@@ -79,10 +117,10 @@ extern "C" {
     get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
   }                                                                                                               \
   void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, size_t nelems, int pe) {      \
-    get_bytes(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
+    get_bytes_nbi(ctx, dest, source, nelems * sizeof(TYPE), pe, __func__);                                             \
   }                                                                                                               \
   void shmem_##NAME##_get_nbi(TYPE* dest, const TYPE* source, size_t nelems, int pe) {                           \
-    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
+    get_bytes_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
   }                                                                                                               \
   void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE* dest, TYPE value, int pe) {                                   \
     put_bytes(ctx, dest, &value, sizeof(TYPE), pe, __func__);                                                      \
@@ -142,10 +180,10 @@ SHMEMI_RMA_TYPES(TC_RMA)
     put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
   }                                                                                                               \
   void shmem_ctx_put##SUFFIX##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {     \
-    put_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+    put_bytes_nbi(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
   }                                                                                                               \
   void shmem_put##SUFFIX##_nbi(void* dest, const void* source, size_t nelems, int pe) {                          \
-    put_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+    put_bytes_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
   }                                                                                                               \
   void shmem_ctx_get##SUFFIX(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {           \
     get_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
@@ -154,10 +192,10 @@ SHMEMI_RMA_TYPES(TC_RMA)
     get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
   }                                                                                                               \
   void shmem_ctx_get##SUFFIX##_nbi(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems, int pe) {     \
-    get_bytes(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
+    get_bytes_nbi(ctx, dest, source, nelems * BYTES, pe, __func__);                                                    \
   }                                                                                                               \
   void shmem_get##SUFFIX##_nbi(void* dest, const void* source, size_t nelems, int pe) {                          \
-    get_bytes(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
+    get_bytes_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems * BYTES, pe, __func__);                                      \
   }                                                                                                               \
   void shmem_ctx_put##SUFFIX##_signal(shmem_ctx_t ctx, void* dest, const void* source, size_t nelems,            \
                                       uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {                  \
@@ -198,5 +236,24 @@ TC_SIZED(mem, 1)
   }
 SHMEMI_SIZES(TC_STRIDED)
 #undef TC_STRIDED
+
+// ---- explicit engine (cann/shmem's shmemx_sdma_* spirit) ---------------------------
+
+void shmemx_sdma_put_nbi(void* dest, const void* source, size_t nbytes, int pe) {
+  if (nbytes == 0) return void(shmem::rt(__func__));
+  sdma_rma(true, SHMEM_CTX_DEFAULT, dest, source, nbytes, pe, false, __func__);
+}
+void shmemx_sdma_get_nbi(void* dest, const void* source, size_t nbytes, int pe) {
+  if (nbytes == 0) return void(shmem::rt(__func__));
+  sdma_rma(false, SHMEM_CTX_DEFAULT, dest, source, nbytes, pe, false, __func__);
+}
+void shmemx_sdma_quiet(void) {
+  auto& r = shmem::rt(__func__);
+  try {
+    r.dma().quiet();
+  } catch (const Error& e) {
+    fatal_error(__func__, e);
+  }
+}
 
 }  // extern "C"

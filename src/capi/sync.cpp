@@ -185,22 +185,22 @@ uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value
 
 // ---- ordering ------------------------------------------------------------------------
 
-void shmem_fence(void) { shmem::rt("shmem_fence").shm().fence(); }
+void shmem_fence(void) { shmem::rt("shmem_fence").fence("shmem_fence"); }
 void shmem_ctx_fence(shmem_ctx_t ctx) {
   checked_ctx(ctx, "shmem_ctx_fence");
-  shmem::rt("shmem_ctx_fence").shm().fence();
+  shmem::rt("shmem_ctx_fence").fence("shmem_ctx_fence");
 }
-void shmem_quiet(void) { shmem::rt("shmem_quiet").shm().quiet(); }
+void shmem_quiet(void) { shmem::rt("shmem_quiet").quiet("shmem_quiet"); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
   checked_ctx(ctx, "shmem_ctx_quiet");
-  shmem::rt("shmem_ctx_quiet").shm().quiet();
+  shmem::rt("shmem_ctx_quiet").quiet("shmem_ctx_quiet");
 }
 
 // ---- barrier and sync ----------------------------------------------------------------
 
 void shmem_barrier_all(void) {
   auto& r = shmem::rt("shmem_barrier_all");
-  r.shm().quiet();
+  r.quiet("shmem_barrier_all");
   r.team_sync(*shmem::world_team(), "shmem_barrier_all");
 }
 
@@ -274,7 +274,7 @@ std::atomic_ref<std::uint64_t> lock_word(long* lock, const char* call) {
 extern "C" {
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long* pSync) {
-  shmem::rt("shmem_barrier").shm().quiet();
+  shmem::rt("shmem_barrier").quiet("shmem_barrier");
   active_set_sync(PE_start, logPE_stride, PE_size, pSync, "shmem_barrier");
 }
 
@@ -300,7 +300,7 @@ int shmem_test_lock(long* lock) {
 
 void shmem_clear_lock(long* lock) {
   auto word = lock_word(lock, "shmem_clear_lock");
-  shmem::g_runtime->shm().quiet();  // the critical section's stores first
+  shmem::g_runtime->quiet("shmem_clear_lock");  // the critical section's stores first
   std::uint64_t v = word.load(std::memory_order_relaxed);
   std::uint64_t next;
   do {

@@ -144,7 +144,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   auto& r = shmem::rt("shmem_ctx_destroy");
   if (!ctx) return;
   if (ctx == SHMEM_CTX_DEFAULT) usage_error("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
-  r.shm().quiet();
+  r.quiet("shmem_ctx_destroy");
   delete ctx;
 }
 

@@ -1,23 +1,18 @@
 // DMA workspaces: creation, the registry of live ones, destruction.
 #include <pto/comm/async/urma/urma_workspace_manager.hpp>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <mutex>
-#include <new>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "pto/workspaces.hpp"
 #include "shmem/runtime.hpp"
-#include "transport/dma/channel.hpp"
-#include "transport/dma/engine.hpp"
+#include "transport/dma/workspace.hpp"
 
 namespace tilecomm::async {
 namespace {
-using transport::dma::ChannelGroup;
-using transport::dma::Engine;
 using transport::dma::EngineKind;
 using transport::dma::Workspace;
 
@@ -62,30 +57,17 @@ void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t wi
       return nullptr;
     }
   }
-  const std::uint32_t groups = pto::comm::sdma::kMaxChannelGroups;
-  const std::size_t bytes = Workspace::size_for(groups);
-  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    error = strprintf("%s: cannot map %zu bytes for the workspace: %s", who, bytes, errno_text(errno).c_str());
-    TC_LOG(Error, "pto", "%s", error.c_str());
-    return nullptr;
-  }
-  auto* ws = new (mem) Workspace();
-  for (std::uint32_t g = 0; g < groups; ++g) new (&ws->group[g]) ChannelGroup();
-  ws->kind = kind == pto::comm::DmaEngine::SDMA ? EngineKind::Sdma : EngineKind::Urma;
-  ws->groups = groups;
-  ws->pe = rt.my_pe();
-  ws->bytes = bytes;
-  ws->window = reinterpret_cast<std::uintptr_t>(window);
-  ws->window_bytes = window_bytes;
+  Workspace* ws = nullptr;
   try {
-    Engine::instance().attach(ws);
+    ws = Workspace::create(kind == pto::comm::DmaEngine::SDMA ? EngineKind::Sdma : EngineKind::Urma,
+                           pto::comm::sdma::kMaxChannelGroups, rt.my_pe());
   } catch (const Error& e) {
     error = strprintf("%s: %s", who, e.what());
     TC_LOG(Error, "pto", "%s", error.c_str());
-    munmap(mem, bytes);
     return nullptr;
   }
+  ws->window = reinterpret_cast<std::uintptr_t>(window);
+  ws->window_bytes = window_bytes;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_live.push_back(ws);
   error.clear();
@@ -95,21 +77,12 @@ void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t wi
 void destroy_workspace(void* p) {
   Workspace* ws = find_workspace(p);
   if (!ws) return;
-  for (std::uint32_t g = 0; g < ws->groups; ++g) {
-    ChannelGroup& grp = ws->group[g];
-    if (grp.published > grp.completed() && transport::dma::wait_complete(grp, grp.published) != transport::dma::Completion::Done)
-      TC_LOG(Warn, "pto", "workspace %p freed with operations of channel group %u unfinished (the job failed or "
-             "TILECOMM_TIMEOUT passed)", p, g);
-  }
-  Engine::instance().detach(ws);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_live.erase(std::find(g_live.begin(), g_live.end(), ws));
   }
-  const std::size_t bytes = ws->bytes;
-  for (std::uint32_t g = 0; g < ws->groups; ++g) ws->group[g].~ChannelGroup();
-  ws->~Workspace();
-  munmap(ws, bytes);
+  if (!Workspace::destroy(ws))
+    TC_LOG(Warn, "pto", "workspace %p freed with operations unfinished (the job failed or TILECOMM_TIMEOUT passed)", p);
 }
 
 }  // namespace tilecomm::async

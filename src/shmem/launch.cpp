@@ -102,8 +102,8 @@ void finalize() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_state.load() != static_cast<int>(State::Ready)) return;
   Runtime& rt = *g_runtime;
+  rt.quiet("shmem_finalize");
   transport::dma::Engine::instance().quiesce();  // its copies touch symmetric memory
-  rt.shm().quiet();
   rt.team_sync(tilecomm_team_world, "shmem_finalize");
   rt.finalize();
   g_state.store(static_cast<int>(State::Finalized));

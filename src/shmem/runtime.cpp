@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstring>
 
@@ -80,9 +81,59 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
     client_->start_watcher(cfg_.abort_grace);
   }
   used_slots_ = 0b11;  // slot 0: TEAM_WORLD, slot 1: TEAM_SHARED
+  set_routes();
 }
 
 Runtime::~Runtime() = default;
+
+void Runtime::set_routes() {
+  std::vector<Route> priority;
+  std::string list = cfg_.transports;
+  for (std::size_t at = 0; at <= list.size();) {
+    std::size_t end = std::min(list.find(',', at), list.size());
+    std::string name = list.substr(at, end - at);
+    if (name == "mte" || name == "shm") priority.push_back(Route::Mte);
+    else if (name == "sdma") priority.push_back(Route::Sdma);
+    else
+      raise(ErrorCode::InvalidUsage, "TILECOMM_TRANSPORTS='%s': '%s' is not a transport of this build; list some of "
+            "mte, sdma, in priority order", list.c_str(), name.c_str());
+    at = end + 1;
+  }
+  // Both transports reach every PE of this host, so the first one listed wins.
+  routes_.assign(n_pes_, priority.front());
+  any_sdma_route_ = priority.front() == Route::Sdma;
+  if (any_sdma_route_) (void)dma();
+}
+
+transport::DmaTransport& Runtime::dma() {
+  std::call_once(dma_once_, [this] {
+    dma_ = std::make_unique<transport::DmaTransport>(*shm_, my_pe_);
+    dma_started_.store(true, std::memory_order_release);
+  });
+  return *dma_;
+}
+
+void Runtime::quiet(const char* call) {
+  if (dma_started_.load(std::memory_order_acquire)) {
+    try {
+      dma_->quiet();
+    } catch (const Error& e) {
+      fatal_error(call, e);
+    }
+  }
+  shm_->quiet();
+}
+
+void Runtime::fence(const char* call) {
+  if (dma_started_.load(std::memory_order_acquire)) {
+    try {
+      dma_->fence();
+    } catch (const Error& e) {
+      fatal_error(call, e);
+    }
+  }
+  shm_->fence();
+}
 
 void Runtime::finalize() {
   if (client_) client_->finalize();

@@ -18,6 +18,7 @@
 #include "memory/data_segment.hpp"
 #include "memory/heap.hpp"
 #include "memory/segment.hpp"
+#include "transport/dma/dma_transport.hpp"
 #include "transport/shm/shm_transport.hpp"
 
 namespace tilecomm::shmem {
@@ -41,6 +42,9 @@ struct ControlBlock {
     std::int64_t status;                // 0 or an errno
   } alloc;
 };
+
+/// The transport a put or get to a peer takes (TILECOMM_TRANSPORTS).
+enum class Route : std::uint8_t { Mte, Sdma };
 
 struct LaunchInfo {
   int my_pe = 0;
@@ -81,6 +85,15 @@ class Runtime {
   int my_pe() const { return my_pe_; }
   int n_pes() const { return n_pes_; }
   transport::ShmTransport& shm() { return *shm_; }
+  /// The SDMA transport, started on first use (shmemx_sdma_*, or routed).
+  transport::DmaTransport& dma();
+  /// Route of puts and gets to world PE `pe`; any_sdma_route(): some peer is routed to SDMA.
+  Route route(int pe) const { return routes_[pe]; }
+  bool any_sdma_route() const { return any_sdma_route_; }
+  /// shmem_quiet / shmem_fence over every transport in use; a transport
+  /// that cannot complete (a peer died) ends the job naming `call`.
+  void quiet(const char* call);
+  void fence(const char* call);
   ControlBlock& control() { return *control_; }
   ControlBlock& control(int pe) { return *reinterpret_cast<ControlBlock*>(shm_->translate(control_, pe)); }
   const memory::Segment& heap() const { return heap_; }
@@ -108,12 +121,18 @@ class Runtime {
   [[noreturn]] void global_exit(int status);
 
  private:
+  void set_routes();
   Config cfg_;
   int my_pe_, n_pes_;
   std::unique_ptr<bootstrap::Client> client_;
   memory::Segment heap_;
   memory::Segment data_;
   std::unique_ptr<transport::ShmTransport> shm_;
+  std::once_flag dma_once_;
+  std::unique_ptr<transport::DmaTransport> dma_;
+  std::atomic<bool> dma_started_{false};
+  std::vector<Route> routes_;
+  bool any_sdma_route_ = false;
   ControlBlock* control_ = nullptr;
   std::mutex alloc_mutex_;
   memory::HeapAllocator alloc_;

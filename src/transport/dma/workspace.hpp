@@ -102,6 +102,12 @@ struct Workspace {
   static std::size_t size_for(std::uint32_t groups) {
     return offsetof(Workspace, group) + sizeof(ChannelGroup) * groups;
   }
+  /// Maps a workspace of `groups` channel groups and attaches it to the
+  /// engine; throws tilecomm::Error.
+  static Workspace* create(EngineKind kind, std::uint32_t groups, int pe);
+  /// Waits for the operations in flight (returns false if that wait ended
+  /// because the job failed or timed out), detaches and unmaps.
+  static bool destroy(Workspace* ws);
 };
 
 }  // namespace tilecomm::transport::dma

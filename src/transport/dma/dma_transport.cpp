@@ -1,0 +1,61 @@
+#include "transport/dma/dma_transport.hpp"
+
+#include "core/error.hpp"
+#include "core/wait.hpp"
+
+namespace tilecomm::transport {
+
+DmaTransport::DmaTransport(ShmTransport& shm, int my_pe)
+    : shm_(shm), ws_(dma::Workspace::create(dma::EngineKind::Sdma, 1, my_pe)) {
+  dma::ChannelGroup& g = ws_->group[0];
+  g.queue_num = 1;
+  g.block_bytes = 1u << 20;
+  g.active.store(1, std::memory_order_release);
+}
+
+DmaTransport::~DmaTransport() { dma::Workspace::destroy(ws_); }
+
+void DmaTransport::post(char* dst, const char* src, std::size_t n) {
+  dma::Completion why = dma::Completion::Done;
+  if (dma::post(ws_->group[0], dma::Op{dst, src, n}, false, why) == 0)
+    raise(why == dma::Completion::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
+          "SDMA transport: no room in the engine's queue: %s %s", dma::to_text(why), job_failure().c_str());
+}
+
+void DmaTransport::put(int pe, void* dst, const void* src, std::size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  post(shm_.translate(dst, pe), static_cast<const char*>(src), n);
+}
+
+void DmaTransport::get(int pe, void* dst, const void* src, std::size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  post(static_cast<char*>(dst), shm_.translate(src, pe), n);
+}
+
+std::uint64_t DmaTransport::atomic(int, AtomicOp, void*, std::size_t, std::uint64_t, std::uint64_t) {
+  raise(ErrorCode::InvalidUsage, "the SDMA transport has no remote atomics (capabilities().remote_atomics is false); "
+        "route atomics through shm");
+}
+
+void DmaTransport::put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig,
+                              std::uint64_t signal, bool add) {
+  put(pe, dst, src, n);
+  quiet();
+  shm_.atomic(pe, add ? AtomicOp::Add : AtomicOp::Set, sig, sizeof *sig, signal, 0);
+}
+
+dma::Completion DmaTransport::drain() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  dma::ChannelGroup& g = ws_->group[0];
+  return dma::wait_complete(g, g.issued);
+}
+
+void DmaTransport::quiet() {
+  dma::Completion c = drain();
+  if (c != dma::Completion::Done)
+    raise(c == dma::Completion::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
+          "SDMA transport: quiet did not complete: %s %s", dma::to_text(c), job_failure().c_str());
+  ShmTransport::full_fence();
+}
+
+}  // namespace tilecomm::transport
