@@ -1,3 +1,4 @@
+#include <sched.h>
 #include "core/wait.hpp"
 
 #include <mutex>
@@ -33,6 +34,14 @@ void set_job_failed(const std::string& reason) {
     if (g_reason.empty()) g_reason = reason;
   }
   detail::g_failed.store(true, std::memory_order_release);
+}
+
+int process_cpus() noexcept {
+  static const int n = [] {
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  }();
+  return n;
 }
 
 void configure_waits(std::uint64_t spin, double timeout_seconds, bool oversubscribed) {

@@ -46,6 +46,13 @@ inline void cpu_relax() noexcept {
 void configure_waits(std::uint64_t spin, double timeout_seconds, bool oversubscribed = false);
 inline double wait_timeout() noexcept { return detail::g_wait.timeout; }
 inline bool oversubscribed() noexcept { return detail::g_wait.oversubscribed; }
+/// CPUs this process may run on (its affinity mask, read once). With one,
+/// a helper thread (the SDMA engine) and the thread waiting for it share
+/// that CPU, so neither should spin.
+int process_cpus() noexcept;
+/// Whether a thread waiting for another thread of this process should spin
+/// before it sleeps: more than one CPU and no oversubscription.
+inline bool may_spin() noexcept { return !oversubscribed() && process_cpus() > 1; }
 
 /// Polls done() until it returns true, the job fails, or the timeout passes.
 template <class Done>

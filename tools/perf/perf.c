@@ -17,6 +17,8 @@
  *   signal_rtt  FULL round trip: PE 0 shmem_long_p's a flag to PE 1
  *               and waits on its own flag; PE 1 waits, then echoes   us
  *   barrier     shmem_barrier_all over all PEs ("size" = PE count)   us
+ *   async       (tilecomm build only) the PTO DMA instructions against
+ *               memcpy, and compute/transfer overlap: see perf_async.cpp
  *
  * Method: every measurement is a series of rounds. In a round, PE 0 tells
  * every PE the iteration count, all PEs meet in a barrier, the participants
@@ -57,6 +59,10 @@ static struct {
 
 static int me, npes;
 
+#ifdef TILECOMM_PERF_ASYNC
+int tc_perf_async(int quick, int csv, int reps); /* perf_async.cpp */
+#endif
+
 static void usage(FILE *to) {
   fprintf(to,
           "usage: perf [--csv] [--quick] [--only METRIC[,METRIC...]] [--reps N] [--rep-ms MS]\n"
@@ -67,6 +73,9 @@ static void usage(FILE *to) {
           "                  metrics: put_lat get_lat put_bw get_bw amo_fadd amo_cswap amo_inc\n"
           "                           signal_rtt barrier\n"
           "                  families: lat bw put get amo signal\n"
+#ifdef TILECOMM_PERF_ASYNC
+          "                  async: the PTO DMA instructions vs memcpy, and overlap (runs on 1 PE too)\n"
+#endif
           "  --reps N        timed repetitions per result, median reported (default 5, quick 3)\n"
           "  --rep-ms MS     target length of one repetition (default 20, quick 3)\n"
           "  --max-size B    largest message for put/get, with optional K or M suffix (default 16M)\n"
@@ -295,13 +304,13 @@ static int selected(const struct metric *m) {
 
 static int only_is_valid(void) {
   if (!opt.only) return 1;
-  static const char *const families[] = {"lat", "bw", "put", "get", "amo", "signal"};
+  static const char *const families[] = {"lat", "bw", "put", "get", "amo", "signal", "async"};
   for (const char *p = opt.only; *p;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     int ok = 0;
     for (int i = 0; i < NMETRICS && !ok; ++i) ok = strlen(metrics[i].name) == len && !strncmp(p, metrics[i].name, len);
-    for (int i = 0; i < 6 && !ok; ++i) ok = strlen(families[i]) == len && !strncmp(p, families[i], len);
+    for (int i = 0; i < (int)(sizeof families / sizeof families[0]) && !ok; ++i) ok = strlen(families[i]) == len && !strncmp(p, families[i], len);
     if (!ok) {
       if (me == 0) fprintf(stderr, "perf: --only: unknown metric '%.*s'\n", (int)len, p);
       return 0;
@@ -478,6 +487,9 @@ int main(int argc, char **argv) {
   int need_pair = 0;
   for (int i = 0; i < NMETRICS && rc == 0; ++i)
     if (selected(&metrics[i]) && !metrics[i].all_pes) need_pair = 1;
+#ifdef TILECOMM_PERF_ASYNC
+  const int run_async = !opt.only || list_has(opt.only, "async");
+#endif
   if (rc == 0 && need_pair && npes < 2) {
     if (me == 0) fprintf(stderr, "perf: needs at least 2 PEs (only '--only barrier' runs on 1)\n");
     rc = 2;
@@ -523,6 +535,10 @@ int main(int argc, char **argv) {
       if (me == 0) print_row(m, m->all_pes ? (size_t)npes : sizeof(long), &r);
     }
   }
+
+#ifdef TILECOMM_PERF_ASYNC
+  if (run_async && tc_perf_async(opt.quick, opt.csv, opt.reps) != 0) CTL_ERROR = 1;
+#endif
 
   if (me == 0 && npes >= 2) {
     long seen = shmem_long_atomic_fetch(&CTL_AMO, 1);

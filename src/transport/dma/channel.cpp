@@ -14,11 +14,14 @@ constexpr long kSleepNs = 20 * 1000 * 1000;  // waiters re-check failure and tim
 /// Appends an entry to queue q, handing staged entries over while the ring is full.
 bool push(ChannelGroup& g, std::uint32_t q, const Entry& e, Completion& why) {
   Queue& Q = g.queues[q];
-  if (Q.staged - Q.head.load(std::memory_order_acquire) >= kRingEntries) {
+  if (Q.staged - Q.head_seen >= kRingEntries) Q.head_seen = Q.head.load(std::memory_order_acquire);
+  if (Q.staged - Q.head_seen >= kRingEntries) {
     for (std::uint32_t i = 0; i < g.queue_num; ++i)
       g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
     Engine::instance().doorbell();
-    WaitStatus st = wait_for([&] { return Q.staged - Q.head.load(std::memory_order_acquire) < kRingEntries; });
+    WaitStatus st = wait_for([&] {
+      return Q.staged - (Q.head_seen = Q.head.load(std::memory_order_acquire)) < kRingEntries;
+    });
     if (st != WaitStatus::Done) {
       why = st == WaitStatus::TimedOut ? Completion::TimedOut : Completion::PeerFailed;
       return false;
@@ -51,7 +54,7 @@ void publish(ChannelGroup& g) {
 
 Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
   if (g.complete(seq)) return Completion::Done;
-  const std::uint64_t spin = oversubscribed() ? 0 : process_config().spin;
+  const std::uint64_t spin = may_spin() ? process_config().spin : 0;
   for (std::uint64_t i = 0; i < spin; ++i) {
     if (g.complete(seq)) return Completion::Done;
     detail::cpu_relax();
@@ -59,7 +62,9 @@ Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
   const double timeout = wait_timeout();
   const double deadline = timeout > 0 ? detail::now_seconds() + timeout : 0;
   for (;;) {
+    // Announce the sleeper first: the engine wakes only groups with sleepers.
     g.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     std::uint32_t w = g.wake.load(std::memory_order_seq_cst);
     if (!g.complete(seq)) futex_wait(&g.wake, w, kSleepNs);
     g.sleepers.fetch_sub(1, std::memory_order_seq_cst);
@@ -72,10 +77,14 @@ Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
 std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
   const std::uint64_t seq = g.issued + 1;
   // Backpressure: at most kMaxOutstanding operations in flight.
-  if (seq > static_cast<std::uint64_t>(kMaxOutstanding) && !g.complete(seq - kMaxOutstanding)) {
-    publish(g);
-    why = wait_complete(g, seq - kMaxOutstanding);
-    if (why != Completion::Done) return 0;
+  if (seq > g.completed_seen + kMaxOutstanding) {
+    g.completed_seen = g.completed();
+    if (seq > g.completed_seen + kMaxOutstanding) {
+      publish(g);
+      why = wait_complete(g, seq - kMaxOutstanding);
+      if (why != Completion::Done) return 0;
+      g.completed_seen = seq - kMaxOutstanding;
+    }
   }
   bool ok = true;
   for (std::size_t off = 0; ok && off < op.bytes; off += g.block_bytes) {

@@ -15,7 +15,8 @@ namespace tilecomm::transport::dma {
 namespace {
 constexpr int kMaxThreads = 16;
 constexpr long kSleepNs = 200 * 1000 * 1000;  // re-check stop_ this often while asleep
-constexpr int kIdleSpins = 2000;              // empty passes before sleeping (0 when oversubscribed)
+constexpr int kIdleSpins = 2000;              // empty passes before sleeping, with CPUs to spare
+constexpr int kIdleYields = 64;               // ... when the PE's threads share one CPU: yield instead
 }  // namespace
 
 Engine& Engine::instance() {
@@ -86,21 +87,22 @@ void Engine::wake_engines() {
 bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
   Queue& Q = g.queues[q];
   std::uint64_t head = Q.head.load(std::memory_order_relaxed);
-  std::uint64_t tail = Q.tail.load(std::memory_order_acquire);
+  const std::uint64_t tail = Q.tail.load(std::memory_order_acquire);
   if (head == tail) return false;
-  for (; head < tail; ++head) {
+  bool completed = false;
+  for (; head < tail && !blocked; ++head) {
     const Entry& e = Q.ring[head % kRingEntries];
     switch (e.op) {
       case EntryOp::Copy:
         std::memcpy(e.dst, e.src, e.len);
         break;
       case EntryOp::Signal: {
-        for (std::uint32_t o = 0; o < g.queue_num; ++o)
-          if (o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq) {
-            blocked = true;
-            Q.head.store(head, std::memory_order_release);
-            return true;
-          }
+        for (std::uint32_t o = 0; o < g.queue_num && !blocked; ++o)
+          blocked = o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq;
+        if (blocked) {
+          --head;  // run it again once the other queues caught up
+          break;
+        }
         ShmTransport::store_fence();
         std::atomic_ref<std::int32_t> sig(*e.signal);
         if (e.signal_add) sig.fetch_add(e.signal_value, std::memory_order_seq_cst);
@@ -110,36 +112,48 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
       case EntryOp::Flag:
         ShmTransport::store_fence();
         Q.done.store(e.seq, std::memory_order_seq_cst);
-        g.wake.fetch_add(1, std::memory_order_seq_cst);
-        if (g.sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(&g.wake);
+        completed = true;
         break;
     }
-    Q.head.store(head + 1, std::memory_order_release);
+  }
+  Q.head.store(head, std::memory_order_release);  // frees the ring slots
+  // Waiters announce themselves (sleepers) before they read `wake` and
+  // re-check `done`: either they see the new done or they are woken here,
+  // once per batch rather than once per operation.
+  if (completed && g.sleepers.load(std::memory_order_seq_cst) != 0) {
+    g.wake.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake_all(&g.wake);
   }
   return true;
 }
 
+void Engine::scan(int me, int n, bool& worked, bool& blocked) {
+  for (int s = 0; s < kMaxWorkspaces; ++s) {
+    Workspace* ws = spaces_[s].load(std::memory_order_acquire);
+    if (!ws) continue;
+    in_scan_[s].fetch_add(1, std::memory_order_seq_cst);
+    if (spaces_[s].load(std::memory_order_seq_cst) == ws) {
+      for (std::uint32_t gi = 0; gi < ws->groups; ++gi) {
+        ChannelGroup& g = ws->group[gi];
+        if (!g.active.load(std::memory_order_acquire)) continue;
+        for (std::uint32_t q = 0; q < g.queue_num; ++q)
+          if (static_cast<int>((gi * kMaxQueues + q) % n) == me) worked |= run_queue(g, q, blocked);
+      }
+    }
+    in_scan_[s].fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
 void Engine::run(int me) {
   const int n = static_cast<int>(process_config().sdma_threads);
-  const int spins = oversubscribed() ? 0 : kIdleSpins;
+  // Idle: spin when the PE has CPUs to spare; on a shared CPU yield it to
+  // the producer instead, so that it posts a batch before the engine runs.
+  const bool spin = may_spin();
+  const int idle_limit = spin ? kIdleSpins : kIdleYields;
   int idle = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
-    std::uint32_t bell = bell_.load(std::memory_order_seq_cst);
     bool worked = false, blocked = false;
-    for (int s = 0; s < kMaxWorkspaces; ++s) {
-      Workspace* ws = spaces_[s].load(std::memory_order_acquire);
-      if (!ws) continue;
-      in_scan_[s].fetch_add(1, std::memory_order_seq_cst);
-      if (spaces_[s].load(std::memory_order_seq_cst) == ws) {
-        for (std::uint32_t gi = 0; gi < ws->groups; ++gi) {
-          ChannelGroup& g = ws->group[gi];
-          if (!g.active.load(std::memory_order_acquire)) continue;
-          for (std::uint32_t q = 0; q < g.queue_num; ++q)
-            if (static_cast<int>((gi * kMaxQueues + q) % n) == me) worked |= run_queue(g, q, blocked);
-        }
-      }
-      in_scan_[s].fetch_sub(1, std::memory_order_seq_cst);
-    }
+    scan(me, n, worked, blocked);
     if (worked && !blocked) {
       idle = 0;
       continue;
@@ -148,13 +162,18 @@ void Engine::run(int me) {
       sched_yield();
       continue;
     }
-    if (++idle < spins) {
-      detail::cpu_relax();
+    if (++idle < idle_limit) {
+      if (spin) detail::cpu_relax();
+      else sched_yield();
       continue;
     }
+    // Going to sleep: announce it, then look once more, so that a producer
+    // either sees a sleeper (and rings) or its entries are found here.
     idle = 0;
+    std::uint32_t bell = bell_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    if (bell_.load(std::memory_order_seq_cst) == bell && !stop_.load()) futex_wait(&bell_, bell, kSleepNs);
+    scan(me, n, worked, blocked);
+    if (!worked && !blocked && !stop_.load()) futex_wait(&bell_, bell, kSleepNs);
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }

@@ -36,8 +36,8 @@ class Engine {
   void detach(Workspace* ws);
   /// Wakes sleeping engine threads after entries were published.
   void doorbell() {
-    bell_.fetch_add(1, std::memory_order_seq_cst);
-    if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_engines();
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the published tails before the sleepers check
+    if (sleepers_.load(std::memory_order_relaxed) != 0) wake_engines();
   }
   int threads() const { return static_cast<int>(threads_.size()); }
   /// Stops the threads (process exit); attach restarts them.
@@ -50,6 +50,7 @@ class Engine {
   static constexpr int kMaxWorkspaces = 64;
   Engine() = default;
   void run(int index);
+  void scan(int me, int n, bool& worked, bool& blocked);
   bool run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked);
   void wake_engines();
 

@@ -47,6 +47,7 @@ static_assert(sizeof(Entry) == 56);
 struct alignas(64) Queue {
   alignas(64) std::atomic<std::uint64_t> tail{0};  // published by the producer
   std::uint64_t staged = 0;                         // written by the producer, not yet published
+  std::uint64_t head_seen = 0;                      // producer's last read of head (saves cache misses)
   alignas(64) std::atomic<std::uint64_t> head{0};   // consumed by the engine
   alignas(64) std::atomic<std::uint64_t> done{0};   // completion record: last Flag's seq
   Entry ring[kRingEntries];
@@ -66,6 +67,7 @@ struct alignas(64) ChannelGroup {
   std::uint64_t published = 0;            // seq of the last operation the engine may see
   std::uint64_t waited = 0;               // seq up to which a Wait succeeded
   std::uint32_t next_queue = 0;           // round-robin position
+  std::uint64_t completed_seen = 0;       // producer's last read of completed() (saves cache misses)
   // Engine side.
   alignas(64) std::atomic<std::uint32_t> wake{0};     // futex word waiters sleep on
   std::atomic<std::uint32_t> sleepers{0};
