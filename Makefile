@@ -19,6 +19,7 @@ build: deps
 
 demo: build
 	$(BUILD)/tcrun -n 4 $(BUILD)/tilecomm-demo
+	$(BUILD)/tcrun -n 4 $(BUILD)/pto-seed-async-get
 	$(BUILD)/tcrun -n 2 $(BUILD)/tilecomm-perf --quick
 
 test: test-release test-asan test-tsan
