@@ -89,17 +89,17 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
   std::uint64_t head = Q.head.load(std::memory_order_relaxed);
   const std::uint64_t tail = Q.tail.load(std::memory_order_acquire);
   if (head == tail) return false;
-  bool completed = false;
-  for (; head < tail && !blocked; ++head) {
+  bool completed = false, gated = false;
+  for (; head < tail && !gated; ++head) {
     const Entry& e = Q.ring[head % kRingEntries];
     switch (e.op) {
       case EntryOp::Copy:
         std::memcpy(e.dst, e.src, e.len);
         break;
       case EntryOp::Signal: {
-        for (std::uint32_t o = 0; o < g.queue_num && !blocked; ++o)
-          blocked = o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq;
-        if (blocked) {
+        for (std::uint32_t o = 0; o < g.queue_num && !gated; ++o)
+          gated = o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq;
+        if (gated) {
           --head;  // run it again once the other queues caught up
           break;
         }
@@ -124,6 +124,7 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
     g.wake.fetch_add(1, std::memory_order_seq_cst);
     futex_wake_all(&g.wake);
   }
+  blocked |= gated;
   return true;
 }
 
