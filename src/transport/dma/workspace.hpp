@@ -31,7 +31,9 @@ constexpr int kMaxOutstanding = 64;  // operations in flight per session
 
 enum class EntryOp : std::uint32_t { Copy, Flag, Signal };
 
-struct Entry {
+/// One cache line, so that the producer writing entry i and the engine
+/// reading entry i-1 do not share a line.
+struct alignas(64) Entry {
   EntryOp op;
   std::int32_t signal_value;
   std::uint64_t seq;
@@ -42,7 +44,7 @@ struct Entry {
   std::uint32_t signal_add;
   std::uint32_t pad;
 };
-static_assert(sizeof(Entry) == 56);
+static_assert(sizeof(Entry) == 64);
 
 struct alignas(64) Queue {
   alignas(64) std::atomic<std::uint64_t> tail{0};  // published by the producer
@@ -56,22 +58,23 @@ struct alignas(64) Queue {
 enum class EngineKind : std::uint32_t { Sdma = 1, Urma = 2 };
 
 struct alignas(64) ChannelGroup {
-  // Set by BuildAsyncSession.
+  // Set by BuildAsyncSession, read by the engine on every pass: a line of its own.
   std::atomic<std::uint32_t> active{0};   // the engine polls this group's queues
   std::uint32_t queue_num = 1;
   std::uint64_t block_bytes = 0;
   std::int32_t peer = -1;                 // URMA: the session's remote PE; SDMA: -1
-  // Producer side (the thread that owns the session).
-  std::atomic<std::uint64_t> owner{0};    // the thread that built the session (its only user)
+  // Producer side (the thread that owns the session), on its own line so
+  // that posting does not disturb the engine's reads above.
+  alignas(64) std::atomic<std::uint64_t> owner{0};  // the thread that built the session (its only user)
   std::uint64_t issued = 0;               // seq of the last operation submitted (staged or published)
   std::uint64_t published = 0;            // seq of the last operation the engine may see
   std::uint64_t waited = 0;               // seq up to which a Wait succeeded
-  std::uint32_t next_queue = 0;           // round-robin position
   std::uint64_t completed_seen = 0;       // producer's last read of completed() (saves cache misses)
-  // Engine side.
-  alignas(64) std::atomic<std::uint32_t> wake{0};     // futex word waiters sleep on
+  std::uint32_t next_queue = 0;           // round-robin position
+  // Sleeping waiters and the engine's wake-ups.
+  alignas(64) std::atomic<std::uint32_t> wake{0};  // futex word waiters sleep on
   std::atomic<std::uint32_t> sleepers{0};
-  char error[240] = {};                   // why the last call of this group failed ("" = none)
+  alignas(64) char error[256] = {};       // why the last call of this group failed ("" = none)
   Queue queues[kMaxQueues];
 
   /// Every operation up to `seq` is complete.
