@@ -124,7 +124,7 @@ void notify(std::int32_t* signal, std::int32_t value, pto::comm::NotifyOp op) {
 
 void quiet() {
   if (shmem::g_state.load(std::memory_order_acquire) == static_cast<int>(shmem::State::Ready))
-    shmem::g_runtime->shm().quiet();
+    shmem::g_runtime->quiet("TQUIET");  // every transport in use, as shmem_quiet
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
@@ -134,7 +134,7 @@ void barrier_all(const char* call) {
     raise(ErrorCode::InvalidUsage, "%s: OpenSHMEM is not initialized (or already finalized); call shmem_init "
           "before launching the kernel and shmem_finalize after it", call);
   shmem::Runtime& r = *shmem::g_runtime;
-  r.shm().quiet();
+  r.quiet(call);
   r.team_sync(*shmem::world_team(), call);
 }
 

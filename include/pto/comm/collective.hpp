@@ -43,14 +43,14 @@ inline constexpr bool is_parallel_group_v = false;
 template <class G>
 inline constexpr bool is_parallel_group_v<ParallelGroup<G>> = true;
 
-/// AIV only on a CPU host; the events of an AIV collective are Waitable.
+/// AIV only on a CPU host; the events of an AIV collective are WaitableEvent.
 template <CollEngine engine, class... Args>
-concept CollArgs = engine == CollEngine::CCU || (Waitable<Args> && ...);
+concept CollArgs = engine == CollEngine::CCU || (WaitableEvent<Args> && ...);
 
 /// The events of an AIV collective are waited on first (a CCU call never compiles).
 template <CollEngine engine, class... Args>
 void wait_collective(Args&... args) {
-  if constexpr (engine == CollEngine::AIV) wait_events(args...);
+  if constexpr (engine == CollEngine::AIV) WaitAllEvents(args...);
 }
 
 template <CollEngine engine, class PG, class Local, class TileT>

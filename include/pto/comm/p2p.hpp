@@ -79,20 +79,20 @@ tilecomm::signal::SignalView signal_view(G& g) {
 
 /// local src -> staging tile -> remote dst (dst += src with AtomicAdd).
 template <AtomicType atomicType = AtomicType::AtomicNone, typename GlobalDstData, typename GlobalSrcData,
-          typename TileData, detail::Waitable... WaitEvents>
+          typename TileData, WaitableEvent... WaitEvents>
 PTO_INST RecordEvent TPUT(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, TileData& stagingTileData,
                           WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   detail::Staging<TileData> staging("TPUT", "staging tile", stagingTileData);
   detail::put_get<atomicType>("TPUT", dstGlobalData, srcGlobalData, staging);
   return {};
 }
 
 /// The atomic type given at run time: AtomicAdd adds, anything else stores.
-template <typename GlobalDstData, typename GlobalSrcData, typename TileData, detail::Waitable... WaitEvents>
+template <typename GlobalDstData, typename GlobalSrcData, typename TileData, WaitableEvent... WaitEvents>
 PTO_INST RecordEvent TPUT(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, TileData& stagingTileData,
                           AtomicType atomicType, WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   if (atomicType == AtomicType::AtomicAdd)
     return TPUT<AtomicType::AtomicAdd>(dstGlobalData, srcGlobalData, stagingTileData);
   return TPUT<AtomicType::AtomicNone>(dstGlobalData, srcGlobalData, stagingTileData);
@@ -100,10 +100,10 @@ PTO_INST RecordEvent TPUT(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobal
 
 /// Ping-pong: chunks alternate between the two tiles (which must not overlap).
 template <AtomicType atomicType = AtomicType::AtomicNone, typename GlobalDstData, typename GlobalSrcData,
-          typename TileData, detail::Waitable... WaitEvents>
+          typename TileData, WaitableEvent... WaitEvents>
 PTO_INST RecordEvent TPUT(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, TileData& pingTile,
                           TileData& pongTile, WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   detail::Staging<TileData> staging("TPUT", pingTile, pongTile);
   detail::put_get<atomicType>("TPUT", dstGlobalData, srcGlobalData, staging);
   return {};
@@ -112,19 +112,19 @@ PTO_INST RecordEvent TPUT(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobal
 // ---- TGET ------------------------------------------------------------------------------------
 
 /// remote src -> staging tile -> local dst.
-template <typename GlobalDstData, typename GlobalSrcData, typename TileData, detail::Waitable... WaitEvents>
+template <typename GlobalDstData, typename GlobalSrcData, typename TileData, WaitableEvent... WaitEvents>
 PTO_INST RecordEvent TGET(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, TileData& stagingTileData,
                           WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   detail::Staging<TileData> staging("TGET", "staging tile", stagingTileData);
   detail::put_get<AtomicType::AtomicNone>("TGET", dstGlobalData, srcGlobalData, staging);
   return {};
 }
 
-template <typename GlobalDstData, typename GlobalSrcData, typename TileData, detail::Waitable... WaitEvents>
+template <typename GlobalDstData, typename GlobalSrcData, typename TileData, WaitableEvent... WaitEvents>
 PTO_INST RecordEvent TGET(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, TileData& pingTile,
                           TileData& pongTile, WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   detail::Staging<TileData> staging("TGET", pingTile, pongTile);
   detail::put_get<AtomicType::AtomicNone>("TGET", dstGlobalData, srcGlobalData, staging);
   return {};
@@ -135,25 +135,25 @@ PTO_INST RecordEvent TGET(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobal
 /// Sets (NotifyOp::Set) or atomically adds to (NotifyOp::AtomicAdd) the
 /// int32 at dstSignalData.data(), usually a peer's flag (shmem_ptr). Only
 /// that first element is written. See NOTE [signal ordering].
-template <typename GlobalSignalData, detail::Waitable... WaitEvents>
+template <typename GlobalSignalData, WaitableEvent... WaitEvents>
 PTO_INST void TNOTIFY(GlobalSignalData& dstSignalData, std::int32_t value, NotifyOp op, WaitEvents&... events) {
   static_assert(std::is_same_v<typename GlobalSignalData::RawDType, std::int32_t>, "signals are int32_t tensors");
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   tilecomm::signal::notify(const_cast<std::int32_t*>(dstSignalData.data()), value, op);
 }
 
 /// Blocks until every element of the (local) signal tensor satisfies
 /// `element <cmp> cmpValue`; throws instead of hanging (see the file comment).
-template <typename GlobalSignalData, detail::Waitable... WaitEvents>
+template <typename GlobalSignalData, WaitableEvent... WaitEvents>
 PTO_INST void TWAIT(GlobalSignalData& signalData, std::int32_t cmpValue, WaitCmp cmp, WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   tilecomm::signal::wait(detail::signal_view(signalData), cmpValue, cmp, "TWAIT");
 }
 
 /// One look: true when every element satisfies `element <cmp> cmpValue`.
-template <typename GlobalSignalData, detail::Waitable... WaitEvents>
+template <typename GlobalSignalData, WaitableEvent... WaitEvents>
 PTO_INST bool TTEST(GlobalSignalData& signalData, std::int32_t cmpValue, WaitCmp cmp, WaitEvents&... events) {
-  detail::wait_events(events...);
+  WaitAllEvents(events...);
   const tilecomm::signal::SignalView v = detail::signal_view(signalData);
   tilecomm::signal::check_view(v, "TTEST");
   return tilecomm::signal::test(v, cmpValue, cmp);

@@ -54,6 +54,15 @@ struct RecordEvent {
   void Wait() const {}
 };
 
+/// An event an instruction waits on before it starts: anything with Wait().
+template <class E>
+concept WaitableEvent = requires(E& e) { e.Wait(); };
+
+template <WaitableEvent... E>
+inline void WaitAllEvents(E&... events) {
+  (events.Wait(), ...);
+}
+
 /// Alignment of tile placement in UB, in bytes (one UB block).
 inline constexpr std::uint32_t kUbAlign = 32;
 

@@ -32,9 +32,6 @@ namespace pto::comm {
 
 namespace detail {
 
-template <class E>
-concept WaitableEvent = requires(E& e) { e.Wait(); };
-
 /// "shape (1,1,2,4,128) stride (1024,1024,512,128,1)", for messages.
 template <class Tensor>
 std::string shape_text(const Tensor& t) {
@@ -90,18 +87,18 @@ std::uint64_t submit(Dst& dst, Src& src, const AsyncSession& session, const char
 // ---- TGET_ASYNC ------------------------------------------------------------------------
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          detail::WaitableEvent... WaitEvents>
+          WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TGET_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                WaitEvents&... events) {
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false, -1, false), engine};
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          detail::WaitableEvent... WaitEvents>
+          WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TGET_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                std::uint32_t peer, WaitEvents&... events) {
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false,
                                  static_cast<std::int32_t>(peer), false),
           engine};
@@ -110,27 +107,27 @@ PTO_INST AsyncEvent TGET_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcG
 // ---- TPUT_ASYNC ------------------------------------------------------------------------
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          detail::WaitableEvent... WaitEvents>
+          WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TPUT_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                AsyncPutMode mode, WaitEvents&... events) {
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   std::uint64_t h = detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC", true, -1,
                                            mode == AsyncPutMode::DEFER);
   return {mode == AsyncPutMode::DEFER ? 0 : h, engine};
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          detail::WaitableEvent... WaitEvents>
+          WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TPUT_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                WaitEvents&... events) {
   return TPUT_ASYNC<engine>(dstGlobalData, srcGlobalData, session, AsyncPutMode::IMMEDIATE, events...);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          detail::WaitableEvent... WaitEvents>
+          WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TPUT_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                std::uint32_t peer, AsyncPutMode mode = AsyncPutMode::IMMEDIATE, WaitEvents&... events) {
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   std::uint64_t h = detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC", true,
                                            static_cast<std::int32_t>(peer), mode == AsyncPutMode::DEFER);
   return {mode == AsyncPutMode::DEFER ? 0 : h, engine};
@@ -155,12 +152,12 @@ PTO_INST AsyncEvent TPUT_ASYNC_SUBMIT(const AsyncSession& session) {
 // ---- TPUT_ASYNC_NOTIFY -----------------------------------------------------------------
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          typename GlobalSignalData, detail::WaitableEvent... WaitEvents>
+          typename GlobalSignalData, WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TPUT_ASYNC_NOTIFY(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData,
                                       GlobalSignalData& dstSignalData, std::int32_t signalValue, NotifyOp notifyOp,
                                       const AsyncSession& session, std::uint32_t peer, WaitEvents&... events) {
   static_assert(std::is_same_v<typename GlobalSignalData::RawDType, std::int32_t>, "signals are int32_t");
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true,
                                  static_cast<std::int32_t>(peer), false, dstSignalData.data(), signalValue,
                                  notifyOp == NotifyOp::AtomicAdd),
@@ -168,12 +165,12 @@ PTO_INST AsyncEvent TPUT_ASYNC_NOTIFY(GlobalDstData& dstGlobalData, GlobalSrcDat
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
-          typename GlobalSignalData, detail::WaitableEvent... WaitEvents>
+          typename GlobalSignalData, WaitableEvent... WaitEvents>
 PTO_INST AsyncEvent TPUT_ASYNC_NOTIFY(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData,
                                       GlobalSignalData& dstSignalData, std::int32_t signalValue, NotifyOp notifyOp,
                                       const AsyncSession& session, WaitEvents&... events) {
   static_assert(std::is_same_v<typename GlobalSignalData::RawDType, std::int32_t>, "signals are int32_t");
-  (events.Wait(), ...);
+  WaitAllEvents(events...);
   return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true, -1, false,
                                  dstSignalData.data(), signalValue, notifyOp == NotifyOp::AtomicAdd),
           engine};

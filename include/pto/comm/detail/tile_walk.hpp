@@ -34,15 +34,6 @@
 
 namespace pto::comm::detail {
 
-/// An event an instruction waits on before it starts: anything with Wait().
-template <class E>
-concept Waitable = requires(E& e) { e.Wait(); };
-
-template <Waitable... E>
-inline void wait_events(E&... events) {
-  (events.Wait(), ...);
-}
-
 [[noreturn]] inline void usage_error(const std::string& message) {
   throw tilecomm::Error(tilecomm::ErrorCode::InvalidUsage, message);
 }
