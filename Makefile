@@ -34,11 +34,13 @@ test-asan: deps
 	cd build-asan && ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --output-on-failure -j 2
 
-# ThreadSanitizer over the SHMEM_THREAD_MULTIPLE tests.
+# ThreadSanitizer over the tests where threads of one PE share state:
+# SHMEM_THREAD_MULTIPLE, the SDMA engine, kernel blocks.
+TSAN_TESTS = test_threads test_sdma test_pto_async test_pto_p2p
 test-tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTILECOMM_SANITIZE=thread >/dev/null
-	cmake --build build-tsan -j $(JOBS) --target tcrun test_threads
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^test_threads'
+	cmake --build build-tsan -j $(JOBS) --target tcrun $(TSAN_TESTS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_threads|test_sdma|test_pto_async|test_pto_p2p)(\.sdma)?\.np'
 
 bench: build
 	@bash scripts/install-deps.sh --bench

@@ -101,8 +101,7 @@ void Runtime::set_routes() {
   }
   // Both transports reach every PE of this host, so the first one listed wins.
   routes_.assign(n_pes_, priority.front());
-  any_sdma_route_ = priority.front() == Route::Sdma;
-  if (any_sdma_route_) (void)dma();
+  any_sdma_route_ = priority.front() == Route::Sdma;  // the engine starts at the first routed put or get
 }
 
 transport::DmaTransport& Runtime::dma() {
