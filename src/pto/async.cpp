@@ -110,7 +110,7 @@ bool build_session(AsyncSession& s, const BuildArgs& a) {
                   static_cast<unsigned long long>(g.issued), static_cast<unsigned long long>(g.completed()));
   // Every queue starts complete up to the group's last operation.
   for (auto& q : g.queues) q.done.store(g.issued, std::memory_order_relaxed);
-  g.queue_num = a.queue_num;
+  g.queue_num_.store(a.queue_num, std::memory_order_relaxed);
   g.block_bytes = a.block_bytes;
   g.peer = sdma ? -1 : a.dest_rank;
   g.next_queue = 0;

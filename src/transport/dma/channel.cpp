@@ -16,7 +16,7 @@ bool push(ChannelGroup& g, std::uint32_t q, const Entry& e, Completion& why) {
   Queue& Q = g.queues[q];
   if (Q.staged - Q.head_seen >= kRingEntries) Q.head_seen = Q.head.load(std::memory_order_acquire);
   if (Q.staged - Q.head_seen >= kRingEntries) {
-    for (std::uint32_t i = 0; i < g.queue_num; ++i)
+    for (std::uint32_t i = 0; i < g.queue_num(); ++i)
       g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
     Engine::instance().doorbell();
     WaitStatus st = wait_for([&] {
@@ -44,7 +44,7 @@ const char* to_text(Completion c) {
 
 void publish(ChannelGroup& g) {
   bool any = false;
-  for (std::uint32_t q = 0; q < g.queue_num; ++q) {
+  for (std::uint32_t q = 0; q < g.queue_num(); ++q) {
     Queue& Q = g.queues[q];
     if (Q.tail.load(std::memory_order_relaxed) != Q.staged) Q.tail.store(Q.staged, std::memory_order_release), any = true;
   }
@@ -89,13 +89,13 @@ std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
   bool ok = true;
   for (std::size_t off = 0; ok && off < op.bytes; off += g.block_bytes) {
     std::size_t len = std::min<std::size_t>(g.block_bytes, op.bytes - off);
-    ok = push(g, g.next_queue++ % g.queue_num,
+    ok = push(g, g.next_queue++ % g.queue_num(),
               Entry{EntryOp::Copy, 0, seq, op.dst + off, op.src + off, len, nullptr, 0, 0}, why);
   }
   // The signal waits (in the engine) for every queue's payload of this operation.
   if (ok && op.signal)
     ok = push(g, 0, Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, 0}, why);
-  for (std::uint32_t q = 0; ok && q < g.queue_num; ++q)
+  for (std::uint32_t q = 0; ok && q < g.queue_num(); ++q)
     ok = push(g, q, Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0}, why);
   if (!ok) return 0;
   g.issued = seq;

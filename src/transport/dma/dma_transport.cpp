@@ -8,7 +8,7 @@ namespace tilecomm::transport {
 DmaTransport::DmaTransport(ShmTransport& shm, int my_pe)
     : shm_(shm), ws_(dma::Workspace::create(dma::EngineKind::Sdma, 1, my_pe)) {
   dma::ChannelGroup& g = ws_->group[0];
-  g.queue_num = 1;
+  g.queue_num_.store(1, std::memory_order_relaxed);
   g.block_bytes = 1u << 20;
   g.active.store(1, std::memory_order_release);
 }

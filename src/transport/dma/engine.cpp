@@ -97,7 +97,7 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
         std::memcpy(e.dst, e.src, e.len);
         break;
       case EntryOp::Signal: {
-        for (std::uint32_t o = 0; o < g.queue_num && !gated; ++o)
+        for (std::uint32_t o = 0; o < g.queue_num() && !gated; ++o)
           gated = o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq;
         if (gated) {
           --head;  // run it again once the other queues caught up
@@ -137,7 +137,7 @@ void Engine::scan(int me, int n, bool& worked, bool& blocked) {
       for (std::uint32_t gi = 0; gi < ws->groups; ++gi) {
         ChannelGroup& g = ws->group[gi];
         if (!g.active.load(std::memory_order_acquire)) continue;
-        for (std::uint32_t q = 0; q < g.queue_num; ++q)
+        for (std::uint32_t q = 0; q < g.queue_num(); ++q)
           if (static_cast<int>((gi * kMaxQueues + q) % n) == me) worked |= run_queue(g, q, blocked);
       }
     }

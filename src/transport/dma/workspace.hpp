@@ -60,7 +60,8 @@ enum class EngineKind : std::uint32_t { Sdma = 1, Urma = 2 };
 struct alignas(64) ChannelGroup {
   // Set by BuildAsyncSession, read by the engine on every pass: a line of its own.
   std::atomic<std::uint32_t> active{0};   // the engine polls this group's queues
-  std::uint32_t queue_num = 1;
+  std::atomic<std::uint32_t> queue_num_{1};  // set by the owner, read by the engine
+  std::uint32_t queue_num() const { return queue_num_.load(std::memory_order_relaxed); }
   std::uint64_t block_bytes = 0;
   std::int32_t peer = -1;                 // URMA: the session's remote PE; SDMA: -1
   // Producer side (the thread that owns the session), on its own line so
@@ -79,13 +80,13 @@ struct alignas(64) ChannelGroup {
 
   /// Every operation up to `seq` is complete.
   bool complete(std::uint64_t seq) const {
-    for (std::uint32_t q = 0; q < queue_num; ++q)
+    for (std::uint32_t q = 0, n = queue_num(); q < n; ++q)
       if (queues[q].done.load(std::memory_order_acquire) < seq) return false;
     return true;
   }
   std::uint64_t completed() const {
     std::uint64_t m = UINT64_MAX;
-    for (std::uint32_t q = 0; q < queue_num; ++q) {
+    for (std::uint32_t q = 0, n = queue_num(); q < n; ++q) {
       std::uint64_t d = queues[q].done.load(std::memory_order_acquire);
       if (d < m) m = d;
     }
