@@ -180,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(Sdma, AsyncTransfer, ::testing::Combine(::testing::Valu
 
 // ---- 2, 3. quiet semantics and backpressure --------------------------------------------
 
-// kOps gets of kSlice ints from the right neighbour into consecutive slices,
+// `ops` gets of `slice` ints from the right neighbour into consecutive slices,
 // with no Wait in between; then one Wait on the last event.
 void gets_then_one_wait(std::size_t ops, std::size_t slice, sdma::SdmaBaseConfig cfg, int salt) {
   Sdma sdma;

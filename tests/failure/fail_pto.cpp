@@ -1,0 +1,145 @@
+// The helper PE program of the PTO failure tests (test_pto_failure.cpp): run
+// under tcrun, it plays the scenario named by argv[1]; further arguments are
+// ignored (the runner appends a marker to find leftover processes).
+//
+// As in tc_fail_pe, every PE first prints "helper: PE <k> pid <pid>" and
+// flushes. A line holding "UNEXPECTED" means something happened that must
+// not; such a PE exits with kUnexpected at once.
+#include <shmem.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <pto/comm/async/sdma/sdma_workspace_manager.hpp>
+#include <pto/comm/pto_comm_inst.hpp>
+
+#include "core/wait.hpp"  // tilecomm::job_failed(): what PE 0 waits for before it measures Wait
+
+namespace {
+
+using namespace pto;
+using namespace pto::comm;
+
+constexpr int kUnexpected = 3;
+constexpr int kWaitFailedOk = 42;  // the survivor saw what it had to and left by itself
+
+void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void say(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+}
+
+[[noreturn]] void unexpected(const std::string& what) {
+  say("UNEXPECTED: %s\n", what.c_str());
+  fprintf(stderr, "UNEXPECTED: %s\n", what.c_str());
+  fflush(stderr);
+  _exit(kUnexpected);
+}
+
+int env_rank() {
+  const char* r = getenv("TILECOMM_RANK");
+  return r ? atoi(r) : -1;
+}
+
+// ---- scenarios ---------------------------------------------------------------------
+
+/// PE 1 waits for a flag, then dies by SIGKILL. PE 0, inside a kernel,
+/// posts kOps TGET_ASYNCs of 1 MiB from PE 1's buffer on an SDMA session
+/// without waiting, sets PE 1's flag, waits (bounded) until it knows that
+/// the job failed, and then calls Wait on the last event: Wait must return
+/// false within 5 s, with a lastError() that names the failure.
+int wait_after_peer_killed() {
+  constexpr int kOps = 64;
+  constexpr std::size_t kBytes = 1 << 20;
+  shmem_init();
+  const int me = shmem_my_pe();
+  if (shmem_n_pes() != 2) unexpected("this scenario runs on exactly 2 PEs");
+  auto* go = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+  auto* buf = static_cast<std::uint8_t*>(shmem_malloc(kBytes));
+  if (!go || !buf) unexpected("symmetric allocation failed");
+  memset(buf, 0x5a, kBytes);
+  shmem_barrier_all();
+  if (me == 1) {
+    shmem_int_wait_until(go, SHMEM_CMP_EQ, 1);
+    raise(SIGKILL);
+    unexpected("PE 1 survived SIGKILL");
+  }
+
+  sdma::SdmaWorkspaceManager sdma;
+  if (!sdma.Init()) unexpected(std::string("SdmaWorkspaceManager::Init: ") + sdma.LastError());
+  std::vector<std::uint8_t> local(kBytes);
+  struct {
+    std::string problem;  // "" unless a step before the Wait went wrong
+    bool waited = true;
+    double wait_s = 0;
+    std::string error;
+  } seen;
+  launch(1, [&] {
+    using Shape5 = Shape<DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC>;
+    using Stride5 = Stride<DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC>;
+    using GT = GlobalTensor<std::uint8_t, Shape5, Stride5, Layout::ND>;
+    const int n = static_cast<int>(kBytes);
+    GT dst(local.data(), Shape5(1, 1, 1, 1, n), Stride5(n, n, n, n, 1));
+    GT src(static_cast<std::uint8_t*>(shmem_ptr(buf, 1)), Shape5(1, 1, 1, 1, n), Stride5(n, n, n, n, 1));
+    Tile<TileType::Vec, std::uint8_t, 1, sdma::UB_ALIGN_SIZE> scratch;
+    TASSIGN(scratch, 0);
+    AsyncSession session;
+    if (!BuildAsyncSession<DmaEngine::SDMA>(scratch, static_cast<std::uint8_t*>(sdma.GetWorkspaceAddr()), session)) {
+      seen.problem = std::string("BuildAsyncSession: ") + session.lastError();
+      return;
+    }
+    AsyncEvent last;
+    for (int k = 0; k < kOps; ++k) {
+      last = TGET_ASYNC(dst, src, session);
+      if (!last.valid()) {
+        seen.problem = std::string("TGET_ASYNC: ") + session.lastError();
+        return;
+      }
+    }
+    shmem_int_atomic_set(go, 1, 1);  // PE 1 dies now
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!tilecomm::job_failed()) {
+      if (std::chrono::steady_clock::now() > give_up) {
+        seen.problem = "tilecomm::job_failed() was not true within 30 s of PE 1's death";
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    seen.waited = last.Wait(session);
+    seen.wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    seen.error = session.lastError();
+  });
+  if (!seen.problem.empty()) unexpected(seen.problem);
+  say("helper: Wait returned %s after %.3f s; lastError: %s\n", seen.waited ? "true" : "false", seen.wait_s,
+      seen.error.c_str());
+  if (seen.waited) unexpected("Wait returned true although PE 1 died with operations outstanding");
+  if (seen.error.find("failed") == std::string::npos) unexpected("lastError() does not name the failure");
+  if (seen.wait_s >= 5.0) unexpected("Wait took 5 s or more to report the failure");
+  say("WAIT-FAILED-OK\n");
+  // The job has failed: leave at once, as tilecomm's own failing waits do
+  // (no shmem_finalize, which is collective).
+  fflush(stderr);
+  _exit(kWaitFailedOk);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  say("helper: PE %d pid %d\n", env_rank(), static_cast<int>(getpid()));
+  const std::string s = argc > 1 ? argv[1] : "";
+  if (s == "wait-after-peer-killed") return wait_after_peer_killed();
+  fprintf(stderr, "helper: unknown scenario '%s'\n", s.c_str());
+  return 98;
+}
