@@ -134,12 +134,45 @@ int wait_after_peer_killed() {
   _exit(kWaitFailedOk);
 }
 
+/// PE 1 dies by SIGKILL right after a barrier; PE 0, inside a kernel, waits
+/// with TWAIT for a signal nobody sets. The TWAIT must throw (and launch
+/// report it) naming TWAIT, the signal, the expected and the seen value and
+/// the failure, instead of waiting forever.
+int twait_after_peer_killed() {
+  shmem_init();
+  const int me = shmem_my_pe();
+  if (shmem_n_pes() != 2) unexpected("this scenario runs on exactly 2 PEs");
+  auto* flag = static_cast<std::int32_t*>(shmem_calloc(1, sizeof(std::int32_t)));
+  if (!flag) unexpected("symmetric allocation failed");
+  shmem_barrier_all();
+  if (me == 1) {
+    raise(SIGKILL);
+    unexpected("PE 1 survived SIGKILL");
+  }
+  std::string error;
+  try {
+    launch(1, [&] {
+      Signal sig(flag);
+      TWAIT(sig, 7, WaitCmp::EQ);
+    });
+  } catch (const tilecomm::Error& e) {
+    error = e.what();
+  }
+  say("helper: launch reported: %s\n", error.c_str());
+  for (const char* needle : {"TWAIT", "7", "failed", "PE 1"})
+    if (error.find(needle) == std::string::npos) unexpected(std::string("the error does not name ") + needle);
+  say("TWAIT-FAILED-OK\n");
+  fflush(stderr);
+  _exit(kWaitFailedOk);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   say("helper: PE %d pid %d\n", env_rank(), static_cast<int>(getpid()));
   const std::string s = argc > 1 ? argv[1] : "";
   if (s == "wait-after-peer-killed") return wait_after_peer_killed();
+  if (s == "twait-after-peer-killed") return twait_after_peer_killed();
   fprintf(stderr, "helper: unknown scenario '%s'\n", s.c_str());
   return 98;
 }
