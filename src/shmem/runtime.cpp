@@ -112,25 +112,22 @@ transport::DmaTransport& Runtime::dma() {
   return *dma_;
 }
 
-void Runtime::quiet(const char* call) {
-  if (dma_started_.load(std::memory_order_acquire)) {
-    try {
-      dma_->quiet();
-    } catch (const Error& e) {
-      fatal_error(call, e);
-    }
+void Runtime::quiet_engine(const char* call) {
+  if (!dma_started_.load(std::memory_order_acquire)) return;
+  try {
+    dma_->quiet();  // the engine's copies are ordered with nothing else: fence = quiet
+  } catch (const Error& e) {
+    fatal_error(call, e);
   }
+}
+
+void Runtime::quiet(const char* call) {
+  quiet_engine(call);
   shm_->quiet();
 }
 
 void Runtime::fence(const char* call) {
-  if (dma_started_.load(std::memory_order_acquire)) {
-    try {
-      dma_->fence();
-    } catch (const Error& e) {
-      fatal_error(call, e);
-    }
-  }
+  quiet_engine(call);
   shm_->fence();
 }
 

@@ -122,6 +122,7 @@ class Runtime {
 
  private:
   void set_routes();
+  void quiet_engine(const char* call);
   Config cfg_;
   int my_pe_, n_pes_;
   std::unique_ptr<bootstrap::Client> client_;

@@ -15,4 +15,31 @@ void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t wi
 /// Waits for the workspace's operations in flight, detaches and frees it.
 void destroy_workspace(void* workspace);
 
+/// What both workspace managers are: the owner of one workspace.
+class WorkspaceOwner {
+ public:
+  WorkspaceOwner() = default;
+  ~WorkspaceOwner() { Finalize(); }
+  WorkspaceOwner(const WorkspaceOwner&) = delete;
+  WorkspaceOwner& operator=(const WorkspaceOwner&) = delete;
+
+  /// Waits for operations in flight, then frees the workspace; safe to repeat.
+  void Finalize() {
+    if (ws_) destroy_workspace(ws_);
+    ws_ = nullptr;
+  }
+  /// The kernel argument `__gm__ uint8_t* workspace`; nullptr before Init.
+  void* GetWorkspaceAddr() const { return ws_; }
+  /// Why Init returned false.
+  const char* LastError() const { return error_.c_str(); }
+
+ protected:
+  bool make(pto::comm::DmaEngine kind, void* window, std::uint64_t window_bytes) {
+    if (!ws_) ws_ = create_workspace(kind, window, window_bytes, error_);
+    return ws_ != nullptr;
+  }
+  void* ws_ = nullptr;
+  std::string error_;
+};
+
 }  // namespace tilecomm::async

@@ -49,31 +49,31 @@ PTO_INTERNAL bool BuildAsyncSession(ScratchTile& scratchTile, __gm__ std::uint8_
   return tilecomm::async::build_session(session, a);
 }
 
-template <DmaEngine engine>
-PTO_INTERNAL bool BuildAsyncSession(__gm__ std::uint8_t* workspace, std::uint32_t destRankId, AsyncSession& session) {
-  static_assert(engine == DmaEngine::URMA, "this form builds URMA sessions");
+namespace detail {
+/// URMA sessions: one queue, the peer bound (dest_rank >= 0) or per operation (-1).
+inline bool build_urma(__gm__ std::uint8_t* workspace, std::int32_t dest_rank, AsyncSession& session) {
   tilecomm::async::BuildArgs a{};
-  a.engine = engine;
+  a.engine = DmaEngine::URMA;
   a.workspace = workspace;
   a.group = sdma::kAutoChannelGroupIdx;
   a.block_bytes = sdma::kDefaultSdmaBlockBytes;
   a.queue_num = 1;
-  a.dest_rank = static_cast<std::int32_t>(destRankId);
-  if (destRankId > 0x7fffffffu) a.dest_rank = -2;  // reported as out of range
+  a.dest_rank = dest_rank;
   return tilecomm::async::build_session(session, a);
+}
+}  // namespace detail
+
+template <DmaEngine engine>
+PTO_INTERNAL bool BuildAsyncSession(__gm__ std::uint8_t* workspace, std::uint32_t destRankId, AsyncSession& session) {
+  static_assert(engine == DmaEngine::URMA, "this form builds URMA sessions");
+  // A rank beyond int32 is reported as out of range, like any other bad rank.
+  return detail::build_urma(workspace, destRankId > 0x7fffffffu ? -2 : static_cast<std::int32_t>(destRankId), session);
 }
 
 template <DmaEngine engine>
 PTO_INTERNAL bool BuildAsyncSession(__gm__ std::uint8_t* workspace, AsyncSession& session) {
   static_assert(engine == DmaEngine::URMA, "this form builds URMA sessions");
-  tilecomm::async::BuildArgs a{};
-  a.engine = engine;
-  a.workspace = workspace;
-  a.group = sdma::kAutoChannelGroupIdx;
-  a.block_bytes = sdma::kDefaultSdmaBlockBytes;
-  a.queue_num = 1;
-  a.dest_rank = -1;
-  return tilecomm::async::build_session(session, a);
+  return detail::build_urma(workspace, -1, session);
 }
 
 }  // namespace pto::comm

@@ -12,35 +12,14 @@
 // still in flight before it frees the workspace.
 #pragma once
 
-#include <string>
-
 #include "pto/comm/async/workspace_abi.hpp"
 
 namespace pto::comm::sdma {
 
-class SdmaWorkspaceManager {
+class SdmaWorkspaceManager : public tilecomm::async::WorkspaceOwner {
  public:
-  SdmaWorkspaceManager() = default;
-  ~SdmaWorkspaceManager() { Finalize(); }
-  SdmaWorkspaceManager(const SdmaWorkspaceManager&) = delete;
-  SdmaWorkspaceManager& operator=(const SdmaWorkspaceManager&) = delete;
-
   /// Creates the workspace; true if it exists (Init is idempotent).
-  bool Init() {
-    if (!ws_) ws_ = tilecomm::async::create_workspace(DmaEngine::SDMA, nullptr, 0, error_);
-    return ws_ != nullptr;
-  }
-  void Finalize() {
-    if (ws_) tilecomm::async::destroy_workspace(ws_);
-    ws_ = nullptr;
-  }
-  void* GetWorkspaceAddr() const { return ws_; }
-  /// Why Init returned false.
-  const char* LastError() const { return error_.c_str(); }
-
- private:
-  void* ws_ = nullptr;
-  std::string error_;
+  bool Init() { return make(DmaEngine::SDMA, nullptr, 0); }
 };
 
 }  // namespace pto::comm::sdma

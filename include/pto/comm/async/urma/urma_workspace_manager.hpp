@@ -21,13 +21,8 @@
 
 namespace pto::comm::urma {
 
-class UrmaWorkspaceManager {
+class UrmaWorkspaceManager : public tilecomm::async::WorkspaceOwner {
  public:
-  UrmaWorkspaceManager() = default;
-  ~UrmaWorkspaceManager() { Finalize(); }
-  UrmaWorkspaceManager(const UrmaWorkspaceManager&) = delete;
-  UrmaWorkspaceManager& operator=(const UrmaWorkspaceManager&) = delete;
-
   /// rankId/rankCount must be this PE and the job size (shmem_my_pe(),
   /// shmem_n_pes()); [symmetricAddr, +symmetricSize) the window.
   bool Init(std::uint32_t rankId, std::uint32_t rankCount, void* symmetricAddr, std::uint64_t symmetricSize);
@@ -38,16 +33,6 @@ class UrmaWorkspaceManager {
     (void)comm;
     return Init(rankId, rankCount, symmetricAddr, symmetricSize);
   }
-  void Finalize() {
-    if (ws_) tilecomm::async::destroy_workspace(ws_);
-    ws_ = nullptr;
-  }
-  void* GetWorkspaceAddr() const { return ws_; }
-  const char* LastError() const { return error_.c_str(); }
-
- private:
-  void* ws_ = nullptr;
-  std::string error_;
 };
 
 }  // namespace pto::comm::urma
@@ -61,6 +46,5 @@ inline bool pto::comm::urma::UrmaWorkspaceManager::Init(std::uint32_t rankId, st
                                                          void* symmetricAddr, std::uint64_t symmetricSize) {
   if (ws_) return true;
   error_ = tilecomm::async::check_urma_ranks(rankId, rankCount);
-  if (error_.empty()) ws_ = tilecomm::async::create_workspace(DmaEngine::URMA, symmetricAddr, symmetricSize, error_);
-  return ws_ != nullptr;
+  return error_.empty() && make(DmaEngine::URMA, symmetricAddr, symmetricSize);
 }
