@@ -118,7 +118,7 @@ void overlapped(Overlap& o) {
 
 void row(bool csv, const char* name, const char* what, const char* size, double v, const char* unit) {
   if (csv) printf("%s,%s,%.6g,%s\n", name, size, v, unit);
-  else printf("%-13s %-46s %9s %12.3f %-5s\n", name, what, size, v, unit);
+  else printf("%-16s %-52s %7s %12.3f %-5s\n", name, what, size, v, unit);
 }
 
 }  // namespace
@@ -146,8 +146,8 @@ extern "C" int tc_perf_async(int quick, int csv, int reps) {
       Run r{dst.data(), static_cast<std::uint8_t*>(shmem_ptr(src, peer)),
             static_cast<std::uint8_t*>(mgr.GetWorkspaceAddr()), quick ? 20 : 200};
       if (!csv)
-        printf("# async (PTO DMA instructions, SDMA engine: %d thread), PE 0 <- PE %d, %d CPUs for PE 0, "
-               "median of %d\n", 1, peer, CPU_COUNT(&set), reps);
+        printf("# async (PTO DMA instructions on the SDMA engine), PE 0 <- PE %d, %d CPUs for PE 0, median of %d\n",
+               peer, CPU_COUNT(&set), reps);
       std::vector<double> issue, op, copy, async, tc, tt, to;
       const int big_rounds = quick ? 2 : 8;
       for (int k = 0; k < reps; ++k) {
