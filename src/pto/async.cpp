@@ -9,7 +9,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/wait.hpp"
