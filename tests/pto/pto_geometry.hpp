@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <pto/common/pto_tensor.hpp>
+#include <shmem.h>
 
 #include <array>
 #include <cstddef>
@@ -72,5 +73,11 @@ struct Geo {
             pto::Stride<>(stride[0], stride[1], stride[2], stride[3], stride[4])};
   }
 };
+
+/// PE `pe`'s copy of symmetric buffer `p`, as mapped in this process.
+template <class T, class P>
+T* at_pe(P* p, int pe) {
+  return static_cast<T*>(shmem_ptr(p, pe));
+}
 
 }  // namespace pto_test

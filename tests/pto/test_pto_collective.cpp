@@ -17,14 +17,10 @@
 using namespace api;
 using namespace pto;
 using testing::HasSubstr;
+using pto_test::at_pe;
 using pto_test::Geo;
 
 namespace {
-
-template <class T, class P>
-T* at_pe(P* p, int pe) {
-  return static_cast<T*>(shmem_ptr(p, pe));
-}
 
 constexpr std::size_t kPong = 64 * 1024, kAcc = 128 * 1024;  // UB offsets
 
