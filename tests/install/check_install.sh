@@ -10,6 +10,12 @@ trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
+# The installed programs must find their library from any prefix, moved or not,
+# without LD_LIBRARY_PATH.
+mv "$prefix" "$tmp/moved" && prefix=$tmp/moved
+echo "== installed tools"
+env -u LD_LIBRARY_PATH "$prefix/bin/tilecomm-info" | grep -q SHMEM_SYMMETRIC_SIZE
+env -u LD_LIBRARY_PATH "$prefix/bin/tcrun" -n 2 "$prefix/bin/tilecomm-perf" --only signal_rtt --reps 1 --rep-ms 1 >/dev/null
 echo "== tccc"
 "$prefix/bin/tccc" -O2 "$src/examples/demo.c" -o "$tmp/demo_tccc"
 "$prefix/bin/tcrun" -n 2 "$tmp/demo_tccc"
