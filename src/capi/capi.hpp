@@ -26,9 +26,11 @@ inline tilecomm_ctx* checked_ctx(shmem_ctx_t ctx, const char* call) {
 inline char* target(shmem_ctx_t ctx, const void* addr, std::size_t bytes, int pe, const char* call) {
   shmem::rt(call);
   int w = shmem::world_pe(checked_ctx(ctx, call), pe, call);
-  char* p = shmem::remote(addr, w, call);
-  if (bytes > 1 && TC_UNLIKELY(!g_runtime->shm().translate(static_cast<const char*>(addr) + bytes - 1, w)))
+  char* p = g_runtime->shm().translate(addr, bytes, w);
+  if (TC_UNLIKELY(!p)) {
+    (void)shmem::remote(addr, w, call);  // a start outside every segment is named as such
     usage_error(call, "the range [%p, +%zu bytes) runs past the end of its symmetric segment", addr, bytes);
+  }
   return p;
 }
 

@@ -53,6 +53,19 @@ inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t 
   memcpy(dest, r, bytes);
 }
 
+/// p and g: one element through the mapping (MTE) on every route; an engine
+/// round trip would only add latency to a single load or store.
+template <class T>
+inline void put_one(shmem_ctx_t ctx, T* dest, T value, int pe, const char* call) {
+  memcpy(target(ctx, dest, sizeof(T), pe, call), &value, sizeof(T));
+}
+template <class T>
+inline T get_one(shmem_ctx_t ctx, const T* source, int pe, const char* call) {
+  T v;
+  memcpy(&v, target(ctx, source, sizeof(T), pe, call), sizeof(T));
+  return v;
+}
+
 inline void put_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   put_bytes<true>(ctx, dest, src, bytes, pe, call);
 }
@@ -123,21 +136,13 @@ extern "C" {
     get_bytes_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems * sizeof(TYPE), pe, __func__);                               \
   }                                                                                                               \
   void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE* dest, TYPE value, int pe) {                                   \
-    put_bytes(ctx, dest, &value, sizeof(TYPE), pe, __func__);                                                      \
+    put_one(ctx, dest, value, pe, __func__);                                                                      \
   }                                                                                                               \
-  void shmem_##NAME##_p(TYPE* dest, TYPE value, int pe) {                                                        \
-    put_bytes(SHMEM_CTX_DEFAULT, dest, &value, sizeof(TYPE), pe, __func__);                                        \
-  }                                                                                                               \
+  void shmem_##NAME##_p(TYPE* dest, TYPE value, int pe) { put_one(SHMEM_CTX_DEFAULT, dest, value, pe, __func__); } \
   TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE* source, int pe) {                                       \
-    TYPE v;                                                                                                       \
-    get_bytes(ctx, &v, source, sizeof(TYPE), pe, __func__);                                                        \
-    return v;                                                                                                     \
+    return get_one(ctx, source, pe, __func__);                                                                    \
   }                                                                                                               \
-  TYPE shmem_##NAME##_g(const TYPE* source, int pe) {                                                            \
-    TYPE v;                                                                                                       \
-    get_bytes(SHMEM_CTX_DEFAULT, &v, source, sizeof(TYPE), pe, __func__);                                          \
-    return v;                                                                                                     \
-  }                                                                                                               \
+  TYPE shmem_##NAME##_g(const TYPE* source, int pe) { return get_one(SHMEM_CTX_DEFAULT, source, pe, __func__); }  \
   void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE* dest, const TYPE* source, ptrdiff_t dst, ptrdiff_t sst,    \
                                size_t nelems, int pe) {                                                           \
     iput<sizeof(TYPE)>(ctx, dest, source, dst, sst, nelems, pe, __func__);                                         \

@@ -213,6 +213,21 @@ static int non_symmetric(void) {
   return 0;
 }
 
+/* A put that starts in the symmetric heap and runs past its end: stopped
+ * before a byte moves (the source is far shorter than the count says). */
+static int past_end(void) {
+  shmem_init();
+  long *dest = shmem_malloc(4 * sizeof(long));
+  if (shmem_my_pe() == 0) {
+    long src[4] = {1, 2, 3, 4};
+    say("helper: PE 0 puts past the end from %p\n", (void *)dest);
+    shmem_long_put(dest, src, (size_t)1 << 40, 1);
+    unexpected("shmem_long_put past the end of the heap returned");
+  }
+  barrier_forever();
+  return 0;
+}
+
 /* Run with SHMEM_SYMMETRIC_SIZE=1M: a 2 MiB request fails on every PE, and
  * the heap stays usable. Exits 0 when all of that holds. */
 static int heap_exhaustion(void) {
@@ -351,6 +366,7 @@ int main(int argc, char **argv) {
   if (!strcmp(s, "after-finalize")) return after_finalize();
   if (!strcmp(s, "pe-out-of-range")) return pe_out_of_range(argc > 2 ? atoi(argv[2]) : 5);
   if (!strcmp(s, "non-symmetric")) return non_symmetric();
+  if (!strcmp(s, "past-end")) return past_end();
   if (!strcmp(s, "heap-exhaustion")) return heap_exhaustion();
   if (!strcmp(s, "alloc-mismatch")) return alloc_mismatch();
   if (!strcmp(s, "plain")) return plain();

@@ -104,6 +104,18 @@ TEST_F(UsageError, NonSymmetricPutTarget) {
   EXPECT_NOTHING_LEFT(r);
 }
 
+TEST_F(UsageError, PutRunningPastTheHeap) {
+  Result r = tcrun(2, {"past-end"}, survivors_leave_by_themselves());
+  ASSERT_ENDED(r);
+  std::string addr = printed_address(r, "PE 0 puts past the end from ");
+  ASSERT_FALSE(addr.empty()) << r;
+  EXPECT_EQ(r.exit_code(), 1) << r;
+  EXPECT_THAT(pe_lines(r, 0, {"shmem_long_put", "the range [" + addr + ", +8796093022208 bytes)",
+                              "runs past the end of its symmetric segment"}), SizeIs(1)) << r;
+  EXPECT_NO_UNEXPECTED(r);
+  EXPECT_NOTHING_LEFT(r);
+}
+
 // shmem_malloc beyond SHMEM_SYMMETRIC_SIZE returns NULL on every PE, says
 // why, and the heap stays usable; the program goes on and exits 0.
 TEST_F(HeapExhaustion, MallocReturnsNullOnEveryPeAndSaysWhy) {

@@ -54,6 +54,16 @@ class ShmTransport final : public Transport {
     }
     return nullptr;
   }
+  /// translate() for the whole range [addr, addr + n): nullptr unless the
+  /// range lies inside one symmetric segment.
+  char* translate(const void* addr, std::size_t n, int pe) const noexcept {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s) {
+      std::uintptr_t off = a - local_[s].base;
+      if (off < local_[s].size) return n <= local_[s].size - off ? peers_[s][pe] + off : nullptr;
+    }
+    return nullptr;
+  }
   bool is_symmetric(const void* addr) const noexcept { return translate(addr, my_pe_) != nullptr; }
 
   /// Where a mapped address lies: the PE whose symmetric segment (as mapped
