@@ -1,9 +1,9 @@
 // The transport interface: how bytes reach another PE's symmetric memory.
 //
 // Contract
-// - A transport serves the PEs for which reachable(pe) is true after
-//   connect(). The shmem layer picks one per peer (Runtime::route(), from
-//   TILECOMM_TRANSPORTS; see shmem/runtime.hpp) and
+// - A transport serves the PEs for which reachable(pe) is true once their
+//   segments are attached. The shmem layer picks one per peer
+//   (Runtime::route(), from TILECOMM_TRANSPORTS; see shmem/runtime.hpp) and
 //   never asks a transport for an operation its capabilities() deny.
 // - Memory: register_segment() makes one of this PE's symmetric segments
 //   accessible and returns a key that the shmem layer exchanges through the
