@@ -104,6 +104,7 @@ class Runtime {
   bool oversubscribed() const { return oversubscribed_; }
 
   /// Collective allocation over all PEs (shmem_malloc family); see alloc.cpp.
+  /// Collective allocation; size 0 is no action and NULL on every PE (OpenSHMEM 1.5).
   void* allocate(const char* call, std::size_t size, std::size_t align, bool zero);
   void release(const char* call, void* ptr);
   void* reallocate(const char* call, void* ptr, std::size_t size);
