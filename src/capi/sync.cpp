@@ -1,5 +1,6 @@
 // Point-to-point synchronization, signals, ordering, barriers and locks.
 #include <climits>
+#include <cstdint>
 
 #include "capi/capi.hpp"
 #include "shmem/launch.hpp"
@@ -24,6 +25,25 @@ void wait_until(T* ivar, int cmp, T ref, const char* call) {
   if (st != WaitStatus::Done) wait_error(st, call, ivar, cmp, ref);
 }
 
+// NOTE [fair any] A series of shmem_*_test_any / wait_until_any calls must
+// eventually return every index that satisfies the condition, even when the
+// caller leaves satisfied elements in the test set. Each thread remembers,
+// per ivars array, the element after the one it last returned and starts the
+// next scan there. The memory is a small direct-mapped table per thread, so
+// calls under SHMEM_THREAD_MULTIPLE never share it; an array that loses its
+// entry to another one starts again at element 0.
+std::size_t& any_cursor(const void* ivars) {
+  struct Entry {
+    const void* ivars;
+    std::size_t next;
+  };
+  constexpr std::size_t kEntries = 16;
+  thread_local Entry table[kEntries];
+  Entry& e = table[(reinterpret_cast<std::uintptr_t>(ivars) / alignof(short)) % kEntries];
+  if (e.ivars != ivars) e = {ivars, 0};
+  return e.next;
+}
+
 // The element-set forms. `refs` is either one value (stride 0) or a vector.
 template <class T>
 struct Set {
@@ -41,9 +61,18 @@ struct Set {
       if (included(i) && !holds(i)) return false;
     return true;
   }
+  // An element of the test set that satisfies the condition, scanning from
+  // the one after the last returned (NOTE [fair any]); SIZE_MAX if none.
   std::size_t any() const {
-    for (std::size_t i = 0; i < n; ++i)
-      if (included(i) && holds(i)) return i;
+    if (n == 0) return SIZE_MAX;
+    std::size_t& next = any_cursor(ivars);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t i = (next + k) % n;
+      if (included(i) && holds(i)) {
+        next = i + 1;
+        return i;
+      }
+    }
     return SIZE_MAX;
   }
   std::size_t some(std::size_t* indices) const {
