@@ -16,13 +16,16 @@ template <class T>
                      show(load(const_cast<T*>(ivar))));
 }
 
+// Returns the value that satisfied the comparison (not a later re-read).
 template <class T>
-void wait_until(T* ivar, int cmp, T ref, const char* call) {
+T wait_until(T* ivar, int cmp, T ref, const char* call) {
   shmem::rt(call);
   check_cmp(cmp, call);
   shmem::check_symmetric(ivar, call);
-  WaitStatus st = wait_for([&] { return compare(load(ivar), cmp, ref); });
+  T seen{};
+  WaitStatus st = wait_for([&] { return compare(seen = load(ivar), cmp, ref); });
   if (st != WaitStatus::Done) wait_error(st, call, ivar, cmp, ref);
+  return seen;
 }
 
 // NOTE [fair any] A series of shmem_*_test_any / wait_until_any calls must
@@ -208,8 +211,7 @@ uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
 }
 
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-  wait_until(sig_addr, cmp, cmp_value, "shmem_signal_wait_until");
-  return load(sig_addr);
+  return wait_until(sig_addr, cmp, cmp_value, "shmem_signal_wait_until");
 }
 
 // ---- ordering ------------------------------------------------------------------------
