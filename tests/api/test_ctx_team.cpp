@@ -287,6 +287,81 @@ TEST(Teams, SplitStridedShapes) {
   }
 }
 
+TEST(Teams, SplitStridedWithNegativeStride) {
+  // Member i of the new team is parent PE start + i * stride, for a negative
+  // stride too, as long as every member is a PE of the parent.
+  const int n = npes();
+  std::vector<Triplet> shapes = {
+      {n - 1, -1, n, "reversed world"},
+      {n - 1, -2, (n + 1) / 2, "every other PE downwards from the last"},
+      {n / 2, -1, n / 2 + 1, "lower half downwards"},
+  };
+  if (n >= 4) shapes.push_back({n - 2, -3, (n - 2) / 3 + 1, "stride -3 from n-2"});
+  for (const Triplet& t : shapes) {
+    shmem_team_t team = SHMEM_TEAM_WORLD;
+    EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, t.start, t.stride, t.size, nullptr, 0, &team), 0) << t.name;
+    auto m = members(t.start, t.stride, t.size);
+    check_team(team, m, t.name);
+    exercise_team(team, m, t.name);
+    if (team != SHMEM_TEAM_INVALID) shmem_team_destroy(team);
+    barrier();
+  }
+  // A negative stride whose members leave the parent fails on every PE.
+  shmem_team_t team = SHMEM_TEAM_WORLD;
+  EXPECT_NE(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n + 1, nullptr, 0, &team), 0);
+  EXPECT_EQ(team, SHMEM_TEAM_INVALID);
+  EXPECT_NE(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, -1, 2, nullptr, 0, &team), 0);
+  EXPECT_EQ(team, SHMEM_TEAM_INVALID);
+  barrier();
+}
+
+TEST(Teams, NegativeStrideSplitsOfAStridedTeam) {
+  // The reversed world, then splits of it with both signs of stride: the
+  // strides compose (world stride -1 times -2 is 2, times 2 is -2).
+  const int n = npes();
+  shmem_team_t rev = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, nullptr, 0, &rev), 0);
+  check_team(rev, members(n - 1, -1, n), "reversed world");
+  if (rev != SHMEM_TEAM_INVALID) {
+    // Team PE k of rev is world PE n-1-k.
+    shmem_team_t up = SHMEM_TEAM_INVALID;  // rev PEs n-1, n-3, ...: world 0, 2, 4, ...
+    EXPECT_EQ(shmem_team_split_strided(rev, n - 1, -2, (n + 1) / 2, nullptr, 0, &up), 0);
+    check_team(up, members(0, 2, (n + 1) / 2), "evens upwards (split of reversed)");
+    exercise_team(up, members(0, 2, (n + 1) / 2), "evens upwards (split of reversed)");
+    if (up != SHMEM_TEAM_INVALID) shmem_team_destroy(up);
+    shmem_team_t down = SHMEM_TEAM_INVALID;  // rev PEs 0, 2, ...: world n-1, n-3, ...
+    EXPECT_EQ(shmem_team_split_strided(rev, 0, 2, (n + 1) / 2, nullptr, 0, &down), 0);
+    check_team(down, members(n - 1, -2, (n + 1) / 2), "every other PE downwards (split of reversed)");
+    exercise_team(down, members(n - 1, -2, (n + 1) / 2), "every other PE downwards (split of reversed)");
+    if (down != SHMEM_TEAM_INVALID) shmem_team_destroy(down);
+    // Translation between the reversed team and a split of it.
+    shmem_team_t back = SHMEM_TEAM_INVALID;  // rev reversed again: the world order
+    EXPECT_EQ(shmem_team_split_strided(rev, n - 1, -1, n, nullptr, 0, &back), 0);
+    check_team(back, members(0, 1, n), "reversed twice");
+    if (back != SHMEM_TEAM_INVALID) {
+      for (int i = 0; i < n; ++i) EXPECT_EQ(shmem_team_translate_pe(back, i, rev), n - 1 - i);
+      shmem_team_destroy(back);
+    }
+    shmem_team_destroy(rev);
+  }
+  // A negative-stride split of a positive-stride team: the odds of the
+  // world, downwards.
+  if (n >= 2) {
+    shmem_team_t odds = SHMEM_TEAM_INVALID;
+    EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, &odds), 0);
+    if (odds != SHMEM_TEAM_INVALID) {
+      const int on = shmem_team_n_pes(odds);
+      shmem_team_t odds_down = SHMEM_TEAM_INVALID;
+      EXPECT_EQ(shmem_team_split_strided(odds, on - 1, -1, on, nullptr, 0, &odds_down), 0);
+      check_team(odds_down, members(2 * on - 1, -2, on), "odds downwards (split of odds)");
+      exercise_team(odds_down, members(2 * on - 1, -2, on), "odds downwards (split of odds)");
+      if (odds_down != SHMEM_TEAM_INVALID) shmem_team_destroy(odds_down);
+      shmem_team_destroy(odds);
+    }
+  }
+  barrier();
+}
+
 TEST(Teams, SplitStridedInvalidTripletsFailEverywhere) {
   const int n = npes();
   const Triplet bad[] = {
