@@ -217,14 +217,15 @@ uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value
 // ---- ordering ------------------------------------------------------------------------
 
 void shmem_fence(void) { shmem::rt("shmem_fence").fence("shmem_fence"); }
+// On SHMEM_CTX_INVALID, ctx_fence and ctx_quiet perform no operation (1.5).
 void shmem_ctx_fence(shmem_ctx_t ctx) {
-  checked_ctx(ctx, "shmem_ctx_fence");
-  shmem::rt("shmem_ctx_fence").fence("shmem_ctx_fence");
+  auto& r = shmem::rt("shmem_ctx_fence");
+  if (ctx != SHMEM_CTX_INVALID) r.fence("shmem_ctx_fence");
 }
 void shmem_quiet(void) { shmem::rt("shmem_quiet").quiet("shmem_quiet"); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
-  checked_ctx(ctx, "shmem_ctx_quiet");
-  shmem::rt("shmem_ctx_quiet").quiet("shmem_ctx_quiet");
+  auto& r = shmem::rt("shmem_ctx_quiet");
+  if (ctx != SHMEM_CTX_INVALID) r.quiet("shmem_ctx_quiet");
 }
 
 // ---- barrier and sync ----------------------------------------------------------------

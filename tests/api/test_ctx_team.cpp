@@ -13,6 +13,7 @@ namespace {
 
 long g_x;    // a symmetric global for team-relative RMA and AMO
 int g_ring;  // a symmetric int for the shmem_ctx_int_p ring
+int g_ival2, g_ival3, g_isum;  // the specification's team-context example
 
 // The world PEs of the team (start, stride, size) in world numbering.
 std::vector<int> members(int start, int stride, int size) {
@@ -145,6 +146,74 @@ TEST(Contexts, GetTeamOfPredefinedAndInvalidContexts) {
 TEST(Contexts, DestroyInvalidIsANoOp) {
   shmem_ctx_destroy(SHMEM_CTX_INVALID);
   SUCCEED();
+}
+
+// The specification's shmem_team_context example: PEs outside a team get
+// SHMEM_CTX_INVALID for it and still call quiet on it, which does nothing.
+shmem_ctx_t team_ctx_or_invalid(shmem_team_t team) {
+  if (team == SHMEM_TEAM_INVALID) return SHMEM_CTX_INVALID;
+  shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+  EXPECT_EQ(shmem_team_create_ctx(team, 0, &ctx), 0);
+  return ctx;
+}
+
+void send_team_pe_to_neighbor(shmem_ctx_t ctx, int* val) {
+  if (ctx == SHMEM_CTX_INVALID) return;
+  shmem_team_t team = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_ctx_get_team(ctx, &team), 0);
+  int pe = shmem_team_my_pe(team);
+  shmem_ctx_int_put(ctx, val, &pe, 1, (pe + 1) % shmem_team_n_pes(team));
+}
+
+TEST(Contexts, QuietAndFenceOnInvalidContextDoNothing) {
+  shmem_ctx_quiet(SHMEM_CTX_INVALID);
+  shmem_ctx_fence(SHMEM_CTX_INVALID);
+  const int n = npes();
+  const int n2 = (n + 1) / 2, n3 = (n + 2) / 3;  // world PEs 0, 2, 4... and 0, 3, 6...
+  shmem_team_config_t conf{1};
+  shmem_team_t team_2s = SHMEM_TEAM_INVALID, team_3s = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, n2, &conf, SHMEM_TEAM_NUM_CONTEXTS, &team_2s), 0);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 3, n3, &conf, SHMEM_TEAM_NUM_CONTEXTS, &team_3s), 0);
+  shmem_ctx_t ctx_2s = team_ctx_or_invalid(team_2s), ctx_3s = team_ctx_or_invalid(team_3s);
+  EXPECT_EQ(ctx_2s == SHMEM_CTX_INVALID, me() % 2 != 0);
+  EXPECT_EQ(ctx_3s == SHMEM_CTX_INVALID, me() % 3 != 0);
+  g_ival2 = g_ival3 = -1;
+  g_isum = 0;
+  barrier();
+  send_team_pe_to_neighbor(ctx_2s, &g_ival2);
+  send_team_pe_to_neighbor(ctx_3s, &g_ival3);
+  shmem_ctx_fence(ctx_2s);
+  shmem_ctx_fence(ctx_3s);
+  shmem_ctx_quiet(ctx_2s);
+  shmem_ctx_quiet(ctx_3s);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  if (team_2s != SHMEM_TEAM_INVALID) {
+    EXPECT_EQ(g_ival2, (me() / 2 + n2 - 1) % n2);
+  }
+  if (team_3s != SHMEM_TEAM_INVALID) {
+    EXPECT_EQ(g_ival3, (me() / 3 + n3 - 1) % n3);
+  }
+  // PEs in both teams add their two values on the last world PE that is in
+  // both, named by its 3s number and reached through the 2s context.
+  const int target = (n - 1) / 6 * 6;
+  if (ctx_2s != SHMEM_CTX_INVALID && ctx_3s != SHMEM_CTX_INVALID) {
+    int in_2s = shmem_team_translate_pe(team_3s, target / 3, team_2s);
+    EXPECT_EQ(in_2s, target / 2);
+    if (in_2s >= 0) shmem_ctx_int_atomic_add(ctx_2s, &g_isum, g_ival2 + g_ival3, in_2s);
+  }
+  shmem_ctx_quiet(ctx_2s);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  if (me() == target) {
+    int want = 0;
+    for (int pe = 0; pe < n; pe += 6) want += (pe / 2 + n2 - 1) % n2 + (pe / 3 + n3 - 1) % n3;
+    EXPECT_EQ(g_isum, want);
+  }
+  shmem_ctx_destroy(ctx_2s);  // SHMEM_CTX_INVALID on non-members: no operation
+  shmem_team_destroy(team_2s);
+  shmem_ctx_destroy(ctx_3s);
+  shmem_team_destroy(team_3s);
+  barrier();
 }
 
 TEST(Contexts, CreateOnInvalidTeamFails) {
