@@ -320,6 +320,10 @@ void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
 
+/* ---- profiling interface (<pshmem.h> declares the pshmem_ names) ------------------ */
+/* Accepts every level and does nothing: profiling tools define their own. */
+void shmem_pcontrol(int level, ...);
+
 /* ---- deprecated interfaces the specification still lists ------------------------- */
 void start_pes(int npes);
 int _my_pe(void);

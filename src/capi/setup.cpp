@@ -40,6 +40,11 @@ void shmem_global_exit(int status) {
   shmem::g_runtime->global_exit(status);
 }
 
+// The library's shmem_pcontrol accepts every level (0 off, 1 on, 2 on with
+// flushing, others tool-defined) and does nothing: a profiling tool that
+// intercepts the API defines its own (OpenSHMEM 1.5, profiling interface).
+void shmem_pcontrol(int level, ...) { (void)level; }
+
 int shmem_my_pe(void) { return shmem::rt("shmem_my_pe").my_pe(); }
 int shmem_n_pes(void) { return shmem::rt("shmem_n_pes").n_pes(); }
 
