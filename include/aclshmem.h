@@ -877,6 +877,7 @@
 #define aclshmem_malloc_with_hints shmem_malloc_with_hints
 #define aclshmem_my_pe shmem_my_pe
 #define aclshmem_n_pes shmem_n_pes
+#define aclshmem_pcontrol shmem_pcontrol
 #define aclshmem_pe_accessible shmem_pe_accessible
 #define aclshmem_ptr shmem_ptr
 #define aclshmem_ptrdiff_atomic_add shmem_ptrdiff_atomic_add

@@ -15,6 +15,17 @@
 #include <tilecomm/shmem_types.h>
 #include <tilecomm/version.h>
 
+/* shmem_global_exit never returns. */
+#ifndef SHMEMI_NORETURN
+#if defined(__cplusplus)
+#define SHMEMI_NORETURN [[noreturn]]
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define SHMEMI_NORETURN _Noreturn
+#else
+#define SHMEMI_NORETURN __attribute__((noreturn))
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,7 +114,7 @@ void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
 void shmem_query_thread(int *provided);
 void shmem_finalize(void);
-void shmem_global_exit(int status);
+SHMEMI_NORETURN void shmem_global_exit(int status);
 int shmem_my_pe(void);
 int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
@@ -308,6 +319,10 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
+
+/* ---- profiling interface (<pshmem.h> declares the pshmem_ names) ------------------ */
+/* Accepts every level and does nothing: profiling tools define their own. */
+void shmem_pcontrol(int level, ...);
 
 /* ---- deprecated interfaces the specification still lists ------------------------- */
 void start_pes(int npes);

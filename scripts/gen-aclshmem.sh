@@ -2,7 +2,9 @@
 # Regenerates include/aclshmem.h: the cann/shmem spelling (aclshmem_*) of
 # every OpenSHMEM call the library exports. Run after adding an API call:
 #   scripts/gen-aclshmem.sh build/libtilecomm.so > include/aclshmem.h
-# tests/unit checks that the committed header matches the library.
+# tests/unit checks that the committed header matches the library. The API
+# routines are weak symbols (W) with pshmem_ aliases (see gen-pshmem.sh),
+# which are not listed here.
 set -euo pipefail
 lib=${1:?usage: gen-aclshmem.sh path/to/libtilecomm.so}
 cat <<'HDR'
@@ -16,7 +18,7 @@ cat <<'HDR'
 #include <shmemx.h>
 
 HDR
-nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' | grep -E '^shmemx?_' | grep -v '^shmemi_' | LC_ALL=C sort |
+nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" {print $3}' | grep -E '^shmemx?_' | grep -v '^shmemi_' | LC_ALL=C sort |
   while read -r sym; do
     echo "#define acl${sym} ${sym}"
   done

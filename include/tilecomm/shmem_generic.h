@@ -224,6 +224,26 @@ SHMEMI_SYNC_GENERIC(SHMEMI_CXX_SHMEM_TEST_ANY_VECTOR)
 SHMEMI_SYNC_GENERIC(SHMEMI_CXX_SHMEM_TEST_SOME_VECTOR)
 #undef SHMEMI_CXX_SHMEM_TEST_SOME_VECTOR
 
+/* shmem_sync(team), beside the deprecated active-set shmem_sync(PE_start, logPE_stride, PE_size, pSync). */
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+
+/* Deprecated generic AMO names the specification still lists: no ctx forms,
+ * and only the types of its deprecated synopses. */
+#define SHMEMI_CXX_SHMEM_OLD_AMO(TYPE, NAME) \
+  inline TYPE shmem_cswap(TYPE * dest, TYPE cond, TYPE value, int pe) { return shmem_##NAME##_cswap(dest, cond, value, pe); } \
+  inline TYPE shmem_finc(TYPE * dest, int pe) { return shmem_##NAME##_finc(dest, pe); } \
+  inline void shmem_inc(TYPE * dest, int pe) { shmem_##NAME##_inc(dest, pe); } \
+  inline TYPE shmem_fadd(TYPE * dest, TYPE value, int pe) { return shmem_##NAME##_fadd(dest, value, pe); } \
+  inline void shmem_add(TYPE * dest, TYPE value, int pe) { shmem_##NAME##_add(dest, value, pe); }
+SHMEMI_OLD_AMO_TYPES(SHMEMI_CXX_SHMEM_OLD_AMO)
+#undef SHMEMI_CXX_SHMEM_OLD_AMO
+#define SHMEMI_CXX_SHMEM_OLD_AMO_EXT(TYPE, NAME) \
+  inline TYPE shmem_fetch(const TYPE * source, int pe) { return shmem_##NAME##_fetch(source, pe); } \
+  inline void shmem_set(TYPE * dest, TYPE value, int pe) { shmem_##NAME##_set(dest, value, pe); } \
+  inline TYPE shmem_swap(TYPE * dest, TYPE value, int pe) { return shmem_##NAME##_swap(dest, value, pe); }
+SHMEMI_OLD_AMO_EXT_TYPES(SHMEMI_CXX_SHMEM_OLD_AMO_EXT)
+#undef SHMEMI_CXX_SHMEM_OLD_AMO_EXT
+
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
 /* Selected when an argument's type is in none of the specification's tables. */
@@ -504,6 +524,38 @@ void shmemi_generic_unsupported_type(void);
 #define SHMEMI_C11_SHMEM_TEST_SOME_VECTOR_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_test_some_vector,
 #define shmem_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values) \
   _Generic(*(ivars), SHMEMI_SYNC_GENERIC(SHMEMI_C11_SHMEM_TEST_SOME_VECTOR_ASSOC) default: shmemi_generic_unsupported_type)(ivars, nelems, indices, status, cmp, cmp_values)
+
+
+/* shmem_sync(team) is shmem_team_sync; with four arguments it stays the
+ * deprecated active-set function (a macro's own name is not expanded again). */
+#define shmem_sync(...) SHMEMI_ARGS4(__VA_ARGS__, shmem_sync, _, _, shmem_team_sync, _)(__VA_ARGS__)
+
+/* Deprecated generic AMO names the specification still lists: no ctx forms,
+ * and only the types of its deprecated synopses. */
+#define SHMEMI_C11_SHMEM_CSWAP_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_cswap,
+#define shmem_cswap(dest, cond, value, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_TYPES(SHMEMI_C11_SHMEM_CSWAP_ASSOC) default: shmemi_generic_unsupported_type)(dest, cond, value, pe)
+#define SHMEMI_C11_SHMEM_FINC_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_finc,
+#define shmem_finc(dest, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_TYPES(SHMEMI_C11_SHMEM_FINC_ASSOC) default: shmemi_generic_unsupported_type)(dest, pe)
+#define SHMEMI_C11_SHMEM_INC_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_inc,
+#define shmem_inc(dest, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_TYPES(SHMEMI_C11_SHMEM_INC_ASSOC) default: shmemi_generic_unsupported_type)(dest, pe)
+#define SHMEMI_C11_SHMEM_FADD_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_fadd,
+#define shmem_fadd(dest, value, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_TYPES(SHMEMI_C11_SHMEM_FADD_ASSOC) default: shmemi_generic_unsupported_type)(dest, value, pe)
+#define SHMEMI_C11_SHMEM_ADD_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_add,
+#define shmem_add(dest, value, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_TYPES(SHMEMI_C11_SHMEM_ADD_ASSOC) default: shmemi_generic_unsupported_type)(dest, value, pe)
+#define SHMEMI_C11_SHMEM_FETCH_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_fetch,
+#define shmem_fetch(source, pe) \
+  _Generic(*(source), SHMEMI_OLD_AMO_EXT_TYPES(SHMEMI_C11_SHMEM_FETCH_ASSOC) default: shmemi_generic_unsupported_type)(source, pe)
+#define SHMEMI_C11_SHMEM_SET_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_set,
+#define shmem_set(dest, value, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_EXT_TYPES(SHMEMI_C11_SHMEM_SET_ASSOC) default: shmemi_generic_unsupported_type)(dest, value, pe)
+#define SHMEMI_C11_SHMEM_SWAP_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_swap,
+#define shmem_swap(dest, value, pe) \
+  _Generic(*(dest), SHMEMI_OLD_AMO_EXT_TYPES(SHMEMI_C11_SHMEM_SWAP_ASSOC) default: shmemi_generic_unsupported_type)(dest, value, pe)
 
 #endif /* C11 */
 #endif /* TILECOMM_SHMEM_GENERIC_H */

@@ -11,6 +11,10 @@
 
 #include "shmem/runtime.hpp"
 
+// Every C API routine shmem_NAME is weak and also exported as pshmem_NAME
+// (the profiling interface), generated from the public headers.
+#include "capi/pshmem_aliases.h"
+
 namespace tilecomm::capi {
 
 using shmem::g_runtime;

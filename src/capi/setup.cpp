@@ -40,6 +40,11 @@ void shmem_global_exit(int status) {
   shmem::g_runtime->global_exit(status);
 }
 
+// The library's shmem_pcontrol accepts every level (0 off, 1 on, 2 on with
+// flushing, others tool-defined) and does nothing: a profiling tool that
+// intercepts the API defines its own (OpenSHMEM 1.5, profiling interface).
+void shmem_pcontrol(int level, ...) { (void)level; }
+
 int shmem_my_pe(void) { return shmem::rt("shmem_my_pe").my_pe(); }
 int shmem_n_pes(void) { return shmem::rt("shmem_n_pes").n_pes(); }
 
@@ -78,15 +83,12 @@ void* shmem_malloc(size_t size) { return shmem::rt("shmem_malloc").allocate("shm
 void* shmem_malloc_with_hints(size_t size, long hints) {
   // Every hint (atomics-remote, signal-remote) is served by the same memory.
   (void)hints;
-  auto& r = shmem::rt("shmem_malloc_with_hints");
-  if (size == 0) return nullptr;  // OpenSHMEM 1.5: size 0 performs no action and returns NULL
-  return r.allocate("shmem_malloc_with_hints", size, 16, false);
+  return shmem::rt("shmem_malloc_with_hints").allocate("shmem_malloc_with_hints", size, 16, false);
 }
 
 void* shmem_calloc(size_t count, size_t size) {
   auto& r = shmem::rt("shmem_calloc");
-  if (count == 0 || size == 0) return nullptr;  // OpenSHMEM 1.5: a null pointer
-  size_t bytes;
+  size_t bytes;  // 0 when count or size is 0: no action and NULL, as for shmem_malloc
   if (__builtin_mul_overflow(count, size, &bytes))
     usage_error("shmem_calloc", "count %zu times size %zu overflows size_t", count, size);
   return r.allocate("shmem_calloc", bytes, 16, true);
@@ -101,6 +103,8 @@ void* shmem_align(size_t alignment, size_t size) {
   return shmem::rt("shmem_align").allocate("shmem_align", size, alignment, false);
 }
 
+// realloc(NULL, n) is shmem_malloc(n) (so realloc(NULL, 0) does nothing);
+// realloc(p, 0) frees p as shmem_free does and returns NULL.
 void* shmem_realloc(void* ptr, size_t size) {
   auto& r = shmem::rt("shmem_realloc");
   if (!ptr) return r.allocate("shmem_realloc", size, 16, false);
@@ -113,8 +117,7 @@ void* shmem_realloc(void* ptr, size_t size) {
 
 void shmem_free(void* ptr) {
   auto& r = shmem::rt("shmem_free");
-  if (ptr) r.release("shmem_free", ptr);
-  else r.team_sync(*shmem::world_team(), "shmem_free");  // still collective
+  if (ptr) r.release("shmem_free", ptr);  // a null pointer: no action, no barrier
 }
 
 // ---- deprecated names ------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Point-to-point synchronization, signals, ordering, barriers and locks.
 #include <climits>
+#include <cstdint>
 
 #include "capi/capi.hpp"
 #include "shmem/launch.hpp"
@@ -15,13 +16,35 @@ template <class T>
                      show(load(const_cast<T*>(ivar))));
 }
 
+// Returns the value that satisfied the comparison (not a later re-read).
 template <class T>
-void wait_until(T* ivar, int cmp, T ref, const char* call) {
+T wait_until(T* ivar, int cmp, T ref, const char* call) {
   shmem::rt(call);
   check_cmp(cmp, call);
   shmem::check_symmetric(ivar, call);
-  WaitStatus st = wait_for([&] { return compare(load(ivar), cmp, ref); });
+  T seen{};
+  WaitStatus st = wait_for([&] { return compare(seen = load(ivar), cmp, ref); });
   if (st != WaitStatus::Done) wait_error(st, call, ivar, cmp, ref);
+  return seen;
+}
+
+// NOTE [fair any] A series of shmem_*_test_any / wait_until_any calls must
+// eventually return every index that satisfies the condition, even when the
+// caller leaves satisfied elements in the test set. Each thread remembers,
+// per ivars array, the element after the one it last returned and starts the
+// next scan there. The memory is a small direct-mapped table per thread, so
+// calls under SHMEM_THREAD_MULTIPLE never share it; an array that loses its
+// entry to another one starts again at element 0.
+std::size_t& any_cursor(const void* ivars) {
+  struct Entry {
+    const void* ivars;
+    std::size_t next;
+  };
+  constexpr std::size_t kEntries = 16;
+  thread_local Entry table[kEntries];
+  Entry& e = table[(reinterpret_cast<std::uintptr_t>(ivars) / alignof(short)) % kEntries];
+  if (e.ivars != ivars) e = {ivars, 0};
+  return e.next;
 }
 
 // The element-set forms. `refs` is either one value (stride 0) or a vector.
@@ -41,9 +64,18 @@ struct Set {
       if (included(i) && !holds(i)) return false;
     return true;
   }
+  // An element of the test set that satisfies the condition, scanning from
+  // the one after the last returned (NOTE [fair any]); SIZE_MAX if none.
   std::size_t any() const {
-    for (std::size_t i = 0; i < n; ++i)
-      if (included(i) && holds(i)) return i;
+    if (n == 0) return SIZE_MAX;
+    std::size_t& next = any_cursor(ivars);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t i = (next + k) % n;
+      if (included(i) && holds(i)) {
+        next = i + 1;
+        return i;
+      }
+    }
     return SIZE_MAX;
   }
   std::size_t some(std::size_t* indices) const {
@@ -179,21 +211,21 @@ uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
 }
 
 uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-  wait_until(sig_addr, cmp, cmp_value, "shmem_signal_wait_until");
-  return load(sig_addr);
+  return wait_until(sig_addr, cmp, cmp_value, "shmem_signal_wait_until");
 }
 
 // ---- ordering ------------------------------------------------------------------------
 
 void shmem_fence(void) { shmem::rt("shmem_fence").fence("shmem_fence"); }
+// On SHMEM_CTX_INVALID, ctx_fence and ctx_quiet perform no operation (1.5).
 void shmem_ctx_fence(shmem_ctx_t ctx) {
-  checked_ctx(ctx, "shmem_ctx_fence");
-  shmem::rt("shmem_ctx_fence").fence("shmem_ctx_fence");
+  auto& r = shmem::rt("shmem_ctx_fence");
+  if (ctx != SHMEM_CTX_INVALID) r.fence("shmem_ctx_fence");
 }
 void shmem_quiet(void) { shmem::rt("shmem_quiet").quiet("shmem_quiet"); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
-  checked_ctx(ctx, "shmem_ctx_quiet");
-  shmem::rt("shmem_ctx_quiet").quiet("shmem_ctx_quiet");
+  auto& r = shmem::rt("shmem_ctx_quiet");
+  if (ctx != SHMEM_CTX_INVALID) r.quiet("shmem_ctx_quiet");
 }
 
 // ---- barrier and sync ----------------------------------------------------------------

@@ -1,7 +1,8 @@
 // Teams and contexts.
 //
 // A team is an arithmetic progression of world PEs; splitting composes
-// progressions, so every team is (start, stride, size) in world numbers.
+// progressions, so every team is (start, stride, size) in world numbers,
+// the stride negative when a split with a negative stride reversed the order.
 // Creating teams is collective over the parent team and agrees on a team
 // slot (the barrier flags the team uses) shared by all members.
 #include "capi/capi.hpp"
@@ -19,19 +20,13 @@ tilecomm_team* make_team(const tilecomm_team& parent, int start, int stride, int
   t->start = parent.world(start);
   t->stride = parent.stride * stride;
   t->size = size;
-  int me = shmem::g_runtime->my_pe();
-  t->my_pe = (me - t->start) / t->stride;
+  t->my_pe = t->team_pe(shmem::g_runtime->my_pe());
   t->slot = slot;
   if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) {
     t->num_contexts = config->num_contexts;
     t->config_mask = mask;
   }
   return t;
-}
-
-bool is_member(int start, int stride, int size, int parent_pe) {
-  int d = parent_pe - start;
-  return d >= 0 && d % stride == 0 && d / stride < size;
 }
 
 }  // namespace
@@ -58,10 +53,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
   shmem::rt("shmem_team_translate_pe");
   if (!src_team || !dest_team || src_pe < 0 || src_pe >= src_team->size) return -1;
-  int world = src_team->world(src_pe);
-  int d = world - dest_team->start;
-  if (d < 0 || d % dest_team->stride != 0 || d / dest_team->stride >= dest_team->size) return -1;
-  return d / dest_team->stride;
+  return dest_team->team_pe(src_team->world(src_pe));
 }
 
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
@@ -71,15 +63,18 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   *new_team = SHMEM_TEAM_INVALID;
   if (!parent) return -1;
   // The same arguments on every PE of the parent: a bad set fails everywhere.
+  // Member i is parent PE start + i * stride; a negative stride lists them
+  // downwards. Every member must be a PE of the parent.
   if (size == 1) stride = 1;  // any stride names the same one-PE team
-  if (start < 0 || size < 1 || stride < 1 || start + static_cast<long long>(size - 1) * stride >= parent->size) {
+  const long long last = start + static_cast<long long>(size - 1) * stride;
+  if (size < 1 || stride == 0 || start < 0 || start >= parent->size || last < 0 || last >= parent->size) {
     TC_LOG(Warn, "team", "shmem_team_split_strided(start=%d, stride=%d, size=%d) does not fit the parent team of %d "
            "PEs", start, stride, size, parent->size);
     return -1;
   }
   int slot;
   if (!r.agree_slots(*parent, 1, &slot, "shmem_team_split_strided")) return -1;
-  if (is_member(start, stride, size, parent->my_pe))
+  if (progression_index(start, stride, size, parent->my_pe) >= 0)
     *new_team = make_team(*parent, start, stride, size, slot, config, config_mask);
   else
     r.free_slot(slot);  // not a member: the slot stays free here

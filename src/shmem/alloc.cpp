@@ -55,6 +55,7 @@ static bool agree(Runtime& rt, tilecomm_team& world, const ControlBlock::AllocRe
 extern tilecomm_team* world_team();
 
 void* Runtime::allocate(const char* call, std::size_t size, std::size_t align, bool zero) {
+  if (size == 0) return nullptr;  // no action, no barrier
   std::lock_guard<std::mutex> lock(alloc_mutex_);
   ControlBlock::AllocRecord rec{++alloc_seq_, kMalloc, size, align, 0, 0};
   std::size_t off = alloc_.allocate(size, align);
@@ -65,7 +66,7 @@ void* Runtime::allocate(const char* call, std::size_t size, std::size_t align, b
            alloc_.free_bytes(), alloc_.largest_free(), format_size(cfg_.symmetric_size).c_str());
   } else {
     rec.offset = off;
-    if (int err = heap_.back(off, size ? size : 1)) {
+    if (int err = heap_.back(off, size)) {
       rec.status = err;
       TC_LOG(Error, "memory", "%s: cannot back %zu bytes of shared memory: %s (is the host out of memory?)", call,
              size, errno_text(err).c_str());

@@ -54,7 +54,17 @@ struct LaunchInfo {
 
 }  // namespace tilecomm::shmem
 
-/// A team: an arithmetic progression of world PEs (start, stride, size).
+/// The index of `pe` in the progression start, start + stride, ... of `size`
+/// terms, or -1 if it is not one of them. The stride may be negative, never 0.
+inline int progression_index(int start, int stride, int size, int pe) {
+  const int d = pe - start;
+  if (d % stride != 0) return -1;
+  const int i = d / stride;
+  return i >= 0 && i < size ? i : -1;
+}
+
+/// A team: an arithmetic progression of world PEs (start, stride, size); a
+/// negative stride lists them downwards (split_strided with stride < 0).
 struct tilecomm_team {
   int start = 0, stride = 1, size = 1;
   int my_pe = 0;  // this PE's number in the team
@@ -65,6 +75,8 @@ struct tilecomm_team {
   bool predefined = false;
 
   int world(int team_pe) const { return start + team_pe * stride; }
+  /// This team's number of world PE `world_pe`, or -1 for a non-member.
+  int team_pe(int world_pe) const { return progression_index(start, stride, size, world_pe); }
 };
 
 /// A communication context: a team and the options it was made with.
@@ -104,6 +116,7 @@ class Runtime {
   bool oversubscribed() const { return oversubscribed_; }
 
   /// Collective allocation over all PEs (shmem_malloc family); see alloc.cpp.
+  /// Collective allocation; size 0 is no action and NULL on every PE (OpenSHMEM 1.5).
   void* allocate(const char* call, std::size_t size, std::size_t align, bool zero);
   void release(const char* call, void* ptr);
   void* reallocate(const char* call, void* ptr, std::size_t size);

@@ -1,7 +1,10 @@
 /* The C11 type-generic interfaces (_Generic macros of <shmem.h>): shmem_put,
  * shmem_get, shmem_p, shmem_g, their _nbi, strided and put-with-signal
  * forms, shmem_atomic_*, shmem_wait_until*, shmem_test*, each with and
- * without a leading context, for every distinct C type of the tables.
+ * without a leading context, for every distinct C type of the tables;
+ * shmem_sync with a team or an active set; the deprecated generic AMO names
+ * (shmem_cswap, shmem_finc, shmem_inc, shmem_fadd, shmem_add, shmem_fetch,
+ * shmem_set, shmem_swap).
  *
  * Compiled as strict C11 (no extensions). Each entry point is collective,
  * returns the number of failed checks and prints every failure with the PE
@@ -465,3 +468,113 @@ int generic_c_typedef_names(void) {
   shmem_free(a);
   return g_fails;
 }
+
+/* ---- shmem_sync: the team form and the deprecated active-set form ------------------------ */
+
+static long g_psync[SHMEM_SYNC_SIZE]; /* SHMEM_SYNC_VALUE (0) at start, and again after each call */
+static int g_sync_ring;
+
+int generic_c_sync_team_and_active_set(void) {
+  const char *type_name = "shmem_sync";
+  const int n = shmem_n_pes();
+  g_fails = 0;
+  g_sync_ring = -1;
+  shmem_barrier_all();
+  shmem_p(&g_sync_ring, 100 + me_(), right_());
+  shmem_quiet();
+  CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(team) returns 0");
+  CHECK(g_sync_ring == 100 + left_(), "a put before shmem_sync(team) is seen after it");
+  CHECK(shmem_sync(SHMEM_TEAM_INVALID) != 0, "shmem_sync(SHMEM_TEAM_INVALID) fails");
+  shmem_sync(SHMEM_TEAM_WORLD); /* everyone has read the ring */
+  shmem_p(&g_sync_ring, 200 + me_(), right_());
+  shmem_quiet();
+  shmem_sync(0, 0, n, g_psync);
+  CHECK(g_sync_ring == 200 + left_(), "a put before shmem_sync(active set) is seen after it");
+  CHECK(g_psync[0] == SHMEM_SYNC_VALUE && g_psync[1] == SHMEM_SYNC_VALUE, "pSync restored");
+  shmem_barrier_all();
+  return g_fails;
+}
+
+/* ---- deprecated generic AMO names ------------------------------------------------------ */
+
+#define TEST_OLD_AMO_CTYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define TEST_OLD_AMO_EXT_CTYPES(X) TEST_OLD_AMO_CTYPES(X) X(float, float) X(double, double)
+
+/* Every PE adds to counters on PE 0 with the old names; PE 0 checks. */
+#define GENERIC_OLD_AMO(T, NAME)                                                                  \
+  static void generic_old_amo_##NAME(void) {                                                      \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_();                                                      \
+    T *w = (T *)shmem_calloc(4, sizeof(T));                                                       \
+    T old;                                                                                        \
+    if (!w) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_add(&w[0], (T)(me + 1), 0);                                                             \
+    old = shmem_fadd(&w[1], (T)2, 0);                                                             \
+    CHECK(old % 2 == 0 && old < (T)(2 * n), "shmem_fadd");                                        \
+    shmem_inc(&w[2], 0);                                                                          \
+    old = shmem_finc(&w[3], 0);                                                                   \
+    CHECK(old >= 0 && old < (T)n, "shmem_finc");                                                  \
+    shmem_barrier_all();                                                                          \
+    if (me == 0) {                                                                                \
+      CHECK(w[0] == (T)(n * (n + 1) / 2), "shmem_add");                                           \
+      CHECK(w[1] == (T)(2 * n) && w[2] == (T)n && w[3] == (T)n, "shmem_fadd/inc/finc totals");    \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    /* cswap of w[2] (now n): exactly one PE finds n and swaps in its mark */                     \
+    old = shmem_cswap(&w[2], (T)n, (T)(-1 - me), 0);                                              \
+    CHECK(old == (T)n || (old < 0 && old >= (T)(-n)), "shmem_cswap returns n or the winner's mark"); \
+    if (old == (T)n) shmem_inc(&w[1], 0);                                                         \
+    shmem_barrier_all();                                                                          \
+    if (me == 0) {                                                                                \
+      CHECK(w[2] < 0 && w[2] >= (T)(-n), "shmem_cswap: the winner's mark");                       \
+      CHECK(w[1] == (T)(2 * n + 1), "shmem_cswap: exactly one winner");                           \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_free(w);                                                                                \
+  }
+TEST_OLD_AMO_CTYPES(GENERIC_OLD_AMO)
+#undef GENERIC_OLD_AMO
+
+/* set, fetch and swap, for the floating types too: a ring. */
+#define GENERIC_OLD_AMO_EXT(T, NAME)                                                              \
+  static void generic_old_amo_ext_##NAME(void) {                                                  \
+    const char *type_name = #T;                                                                   \
+    T *w = (T *)shmem_calloc(1, sizeof(T));                                                       \
+    T old;                                                                                        \
+    if (!w) {                                                                                     \
+      CHECK(0, "allocation");                                                                     \
+      return;                                                                                     \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_set(w, (T)(10 + me_()), right_());                                                      \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_fetch(w, me_()) == (T)(10 + left_()), "shmem_set/shmem_fetch");                   \
+    shmem_barrier_all();                                                                          \
+    old = shmem_swap(w, (T)(20 + me_()), right_());                                               \
+    CHECK(old == (T)(10 + me_()), "shmem_swap returns the old value");                            \
+    shmem_barrier_all();                                                                          \
+    CHECK(*w == (T)(20 + left_()), "shmem_swap");                                                 \
+    shmem_barrier_all();                                                                          \
+    shmem_free(w);                                                                                \
+  }
+TEST_OLD_AMO_EXT_CTYPES(GENERIC_OLD_AMO_EXT)
+#undef GENERIC_OLD_AMO_EXT
+
+int generic_c_deprecated_amo(void) {
+  g_fails = 0;
+#define CALL_OLD(T, NAME) generic_old_amo_##NAME();
+  TEST_OLD_AMO_CTYPES(CALL_OLD)
+#undef CALL_OLD
+#define CALL_OLD_EXT(T, NAME) generic_old_amo_ext_##NAME();
+  TEST_OLD_AMO_EXT_CTYPES(CALL_OLD_EXT)
+#undef CALL_OLD_EXT
+  return g_fails;
+}
+
+/* shmem_global_exit is _Noreturn: this function needs no return statement
+ * (the file is compiled with -Werror=return-type). Never called. */
+int generic_c_exit_without_return(int status) { shmem_global_exit(status); }

@@ -13,6 +13,7 @@ namespace {
 
 long g_x;    // a symmetric global for team-relative RMA and AMO
 int g_ring;  // a symmetric int for the shmem_ctx_int_p ring
+int g_ival2, g_ival3, g_isum;  // the specification's team-context example
 
 // The world PEs of the team (start, stride, size) in world numbering.
 std::vector<int> members(int start, int stride, int size) {
@@ -145,6 +146,74 @@ TEST(Contexts, GetTeamOfPredefinedAndInvalidContexts) {
 TEST(Contexts, DestroyInvalidIsANoOp) {
   shmem_ctx_destroy(SHMEM_CTX_INVALID);
   SUCCEED();
+}
+
+// The specification's shmem_team_context example: PEs outside a team get
+// SHMEM_CTX_INVALID for it and still call quiet on it, which does nothing.
+shmem_ctx_t team_ctx_or_invalid(shmem_team_t team) {
+  if (team == SHMEM_TEAM_INVALID) return SHMEM_CTX_INVALID;
+  shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+  EXPECT_EQ(shmem_team_create_ctx(team, 0, &ctx), 0);
+  return ctx;
+}
+
+void send_team_pe_to_neighbor(shmem_ctx_t ctx, int* val) {
+  if (ctx == SHMEM_CTX_INVALID) return;
+  shmem_team_t team = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_ctx_get_team(ctx, &team), 0);
+  int pe = shmem_team_my_pe(team);
+  shmem_ctx_int_put(ctx, val, &pe, 1, (pe + 1) % shmem_team_n_pes(team));
+}
+
+TEST(Contexts, QuietAndFenceOnInvalidContextDoNothing) {
+  shmem_ctx_quiet(SHMEM_CTX_INVALID);
+  shmem_ctx_fence(SHMEM_CTX_INVALID);
+  const int n = npes();
+  const int n2 = (n + 1) / 2, n3 = (n + 2) / 3;  // world PEs 0, 2, 4... and 0, 3, 6...
+  shmem_team_config_t conf{1};
+  shmem_team_t team_2s = SHMEM_TEAM_INVALID, team_3s = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, n2, &conf, SHMEM_TEAM_NUM_CONTEXTS, &team_2s), 0);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 3, n3, &conf, SHMEM_TEAM_NUM_CONTEXTS, &team_3s), 0);
+  shmem_ctx_t ctx_2s = team_ctx_or_invalid(team_2s), ctx_3s = team_ctx_or_invalid(team_3s);
+  EXPECT_EQ(ctx_2s == SHMEM_CTX_INVALID, me() % 2 != 0);
+  EXPECT_EQ(ctx_3s == SHMEM_CTX_INVALID, me() % 3 != 0);
+  g_ival2 = g_ival3 = -1;
+  g_isum = 0;
+  barrier();
+  send_team_pe_to_neighbor(ctx_2s, &g_ival2);
+  send_team_pe_to_neighbor(ctx_3s, &g_ival3);
+  shmem_ctx_fence(ctx_2s);
+  shmem_ctx_fence(ctx_3s);
+  shmem_ctx_quiet(ctx_2s);
+  shmem_ctx_quiet(ctx_3s);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  if (team_2s != SHMEM_TEAM_INVALID) {
+    EXPECT_EQ(g_ival2, (me() / 2 + n2 - 1) % n2);
+  }
+  if (team_3s != SHMEM_TEAM_INVALID) {
+    EXPECT_EQ(g_ival3, (me() / 3 + n3 - 1) % n3);
+  }
+  // PEs in both teams add their two values on the last world PE that is in
+  // both, named by its 3s number and reached through the 2s context.
+  const int target = (n - 1) / 6 * 6;
+  if (ctx_2s != SHMEM_CTX_INVALID && ctx_3s != SHMEM_CTX_INVALID) {
+    int in_2s = shmem_team_translate_pe(team_3s, target / 3, team_2s);
+    EXPECT_EQ(in_2s, target / 2);
+    if (in_2s >= 0) shmem_ctx_int_atomic_add(ctx_2s, &g_isum, g_ival2 + g_ival3, in_2s);
+  }
+  shmem_ctx_quiet(ctx_2s);
+  shmem_team_sync(SHMEM_TEAM_WORLD);
+  if (me() == target) {
+    int want = 0;
+    for (int pe = 0; pe < n; pe += 6) want += (pe / 2 + n2 - 1) % n2 + (pe / 3 + n3 - 1) % n3;
+    EXPECT_EQ(g_isum, want);
+  }
+  shmem_ctx_destroy(ctx_2s);  // SHMEM_CTX_INVALID on non-members: no operation
+  shmem_team_destroy(team_2s);
+  shmem_ctx_destroy(ctx_3s);
+  shmem_team_destroy(team_3s);
+  barrier();
 }
 
 TEST(Contexts, CreateOnInvalidTeamFails) {
@@ -285,6 +354,81 @@ TEST(Teams, SplitStridedShapes) {
     if (team != SHMEM_TEAM_INVALID) shmem_team_destroy(team);
     barrier();
   }
+}
+
+TEST(Teams, SplitStridedWithNegativeStride) {
+  // Member i of the new team is parent PE start + i * stride, for a negative
+  // stride too, as long as every member is a PE of the parent.
+  const int n = npes();
+  std::vector<Triplet> shapes = {
+      {n - 1, -1, n, "reversed world"},
+      {n - 1, -2, (n + 1) / 2, "every other PE downwards from the last"},
+      {n / 2, -1, n / 2 + 1, "lower half downwards"},
+  };
+  if (n >= 4) shapes.push_back({n - 2, -3, (n - 2) / 3 + 1, "stride -3 from n-2"});
+  for (const Triplet& t : shapes) {
+    shmem_team_t team = SHMEM_TEAM_WORLD;
+    EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, t.start, t.stride, t.size, nullptr, 0, &team), 0) << t.name;
+    auto m = members(t.start, t.stride, t.size);
+    check_team(team, m, t.name);
+    exercise_team(team, m, t.name);
+    if (team != SHMEM_TEAM_INVALID) shmem_team_destroy(team);
+    barrier();
+  }
+  // A negative stride whose members leave the parent fails on every PE.
+  shmem_team_t team = SHMEM_TEAM_WORLD;
+  EXPECT_NE(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n + 1, nullptr, 0, &team), 0);
+  EXPECT_EQ(team, SHMEM_TEAM_INVALID);
+  EXPECT_NE(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, -1, 2, nullptr, 0, &team), 0);
+  EXPECT_EQ(team, SHMEM_TEAM_INVALID);
+  barrier();
+}
+
+TEST(Teams, NegativeStrideSplitsOfAStridedTeam) {
+  // The reversed world, then splits of it with both signs of stride: the
+  // strides compose (world stride -1 times -2 is 2, times 2 is -2).
+  const int n = npes();
+  shmem_team_t rev = SHMEM_TEAM_INVALID;
+  EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, nullptr, 0, &rev), 0);
+  check_team(rev, members(n - 1, -1, n), "reversed world");
+  if (rev != SHMEM_TEAM_INVALID) {
+    // Team PE k of rev is world PE n-1-k.
+    shmem_team_t up = SHMEM_TEAM_INVALID;  // rev PEs n-1, n-3, ...: world 0, 2, 4, ...
+    EXPECT_EQ(shmem_team_split_strided(rev, n - 1, -2, (n + 1) / 2, nullptr, 0, &up), 0);
+    check_team(up, members(0, 2, (n + 1) / 2), "evens upwards (split of reversed)");
+    exercise_team(up, members(0, 2, (n + 1) / 2), "evens upwards (split of reversed)");
+    if (up != SHMEM_TEAM_INVALID) shmem_team_destroy(up);
+    shmem_team_t down = SHMEM_TEAM_INVALID;  // rev PEs 0, 2, ...: world n-1, n-3, ...
+    EXPECT_EQ(shmem_team_split_strided(rev, 0, 2, (n + 1) / 2, nullptr, 0, &down), 0);
+    check_team(down, members(n - 1, -2, (n + 1) / 2), "every other PE downwards (split of reversed)");
+    exercise_team(down, members(n - 1, -2, (n + 1) / 2), "every other PE downwards (split of reversed)");
+    if (down != SHMEM_TEAM_INVALID) shmem_team_destroy(down);
+    // Translation between the reversed team and a split of it.
+    shmem_team_t back = SHMEM_TEAM_INVALID;  // rev reversed again: the world order
+    EXPECT_EQ(shmem_team_split_strided(rev, n - 1, -1, n, nullptr, 0, &back), 0);
+    check_team(back, members(0, 1, n), "reversed twice");
+    if (back != SHMEM_TEAM_INVALID) {
+      for (int i = 0; i < n; ++i) EXPECT_EQ(shmem_team_translate_pe(back, i, rev), n - 1 - i);
+      shmem_team_destroy(back);
+    }
+    shmem_team_destroy(rev);
+  }
+  // A negative-stride split of a positive-stride team: the odds of the
+  // world, downwards.
+  if (n >= 2) {
+    shmem_team_t odds = SHMEM_TEAM_INVALID;
+    EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, &odds), 0);
+    if (odds != SHMEM_TEAM_INVALID) {
+      const int on = shmem_team_n_pes(odds);
+      shmem_team_t odds_down = SHMEM_TEAM_INVALID;
+      EXPECT_EQ(shmem_team_split_strided(odds, on - 1, -1, on, nullptr, 0, &odds_down), 0);
+      check_team(odds_down, members(2 * on - 1, -2, on), "odds downwards (split of odds)");
+      exercise_team(odds_down, members(2 * on - 1, -2, on), "odds downwards (split of odds)");
+      if (odds_down != SHMEM_TEAM_INVALID) shmem_team_destroy(odds_down);
+      shmem_team_destroy(odds);
+    }
+  }
+  barrier();
 }
 
 TEST(Teams, SplitStridedInvalidTripletsFailEverywhere) {

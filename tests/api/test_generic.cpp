@@ -12,6 +12,8 @@ int generic_c_rma(void);
 int generic_c_amo(void);
 int generic_c_sync(void);
 int generic_c_typedef_names(void);
+int generic_c_sync_team_and_active_set(void);
+int generic_c_deprecated_amo(void);
 }
 
 // ---- C11 _Generic ------------------------------------------------------------------
@@ -20,6 +22,8 @@ TEST(GenericC11, RmaEveryTypeWithAndWithoutCtx) { EXPECT_EQ(generic_c_rma(), 0);
 TEST(GenericC11, AmoEveryTypeWithAndWithoutCtx) { EXPECT_EQ(generic_c_amo(), 0); }
 TEST(GenericC11, WaitAndTestEveryType) { EXPECT_EQ(generic_c_sync(), 0); }
 TEST(GenericC11, FixedWidthTypedefs) { EXPECT_EQ(generic_c_typedef_names(), 0); }
+TEST(GenericC11, SyncWithTeamOrActiveSet) { EXPECT_EQ(generic_c_sync_team_and_active_set(), 0); }
+TEST(GenericC11, DeprecatedAmoNames) { EXPECT_EQ(generic_c_deprecated_amo(), 0); }
 
 // ---- C++ overloads -----------------------------------------------------------------
 
@@ -306,3 +310,71 @@ TEST(GenericCxx, OverloadsResolveFixedWidthTypedefs) {
   EXPECT_EQ(d[0], ptrdiff_t{-1} - left());
   barrier();
 }
+
+// shmem_sync(team) overloads the deprecated active-set shmem_sync.
+TEST(GenericCxx, SyncWithTeamOrActiveSet) {
+  static int ring;
+  static long psync[SHMEM_SYNC_SIZE];
+  ring = -1;
+  barrier();
+  shmem_p(&ring, 300 + me(), right());
+  shmem_quiet();
+  EXPECT_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
+  EXPECT_EQ(ring, 300 + left());
+  EXPECT_NE(shmem_sync(SHMEM_TEAM_INVALID), 0);
+  shmem_sync(SHMEM_TEAM_WORLD);
+  shmem_p(&ring, 400 + me(), right());
+  shmem_quiet();
+  shmem_sync(0, 0, npes(), psync);
+  EXPECT_EQ(ring, 400 + left());
+  barrier();
+}
+
+// The deprecated generic AMO names resolve to the typed deprecated calls.
+template <class T>
+void cxx_deprecated_amo() {
+  Sym<T> w(3);
+  if (!w.ok()) return;
+  const int n = npes();
+  barrier();
+  if constexpr (std::is_integral_v<T>) {
+    shmem_add(&w[0], T(me() + 1), 0);
+    EXPECT_LT(shmem_fadd(&w[1], T(2), 0), T(2 * n));
+    shmem_inc(&w[2], 0);
+    EXPECT_LE(shmem_finc(&w[2], 0), T(2 * n));
+    barrier();
+    if (me() == 0) {
+      EXPECT_EQ(w[0], T(n * (n + 1) / 2));
+      EXPECT_EQ(w[1], T(2 * n));
+      EXPECT_EQ(w[2], T(2 * n));
+    }
+    barrier();
+    T old = shmem_cswap(&w[1], T(2 * n), T(-1), 0);
+    EXPECT_TRUE(old == T(2 * n) || old == T(-1)) << show(old);
+    barrier();
+    if (me() == 0) {
+      EXPECT_EQ(w[1], T(-1));
+    }
+  }
+  barrier();
+  shmem_set(&w[0], T(10 + me()), right());
+  barrier();
+  EXPECT_EQ(shmem_fetch(&w[0], me()), T(10 + left()));
+  barrier();
+  EXPECT_EQ(shmem_swap(&w[0], T(20 + me()), right()), T(10 + me()));
+  barrier();
+  EXPECT_EQ(w[0], T(20 + left()));
+  barrier();
+}
+
+TEST(GenericCxx, DeprecatedAmoNames) {
+  cxx_deprecated_amo<int>();
+  cxx_deprecated_amo<long>();
+  cxx_deprecated_amo<long long>();
+  cxx_deprecated_amo<float>();
+  cxx_deprecated_amo<double>();
+}
+
+// shmem_global_exit is [[noreturn]]: no return statement needed here (the
+// program is compiled with -Werror=return-type). Never called.
+[[maybe_unused]] static int cxx_exit_without_return(int status) { shmem_global_exit(status); }

@@ -2,7 +2,11 @@
 // 9.9.x): shmem_put_signal, shmem_put_signal_nbi for every RMA type, the
 // sized and untyped forms, both signal operations, ctx forms,
 // shmem_signal_fetch and shmem_signal_wait_until.
+#include <sched.h>
+
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "api_test.hpp"
 
@@ -263,5 +267,39 @@ TEST(Signal, LargeBlockBeforeTheSignal) {
     shmem_uint64_wait_until(ack.get(), SHMEM_CMP_EQ, round);
   }
   shmem_quiet();
+  barrier();
+}
+
+TEST(Signal, WaitUntilReturnsTheValueThatSatisfiedTheCondition) {
+  // OpenSHMEM 1.5: shmem_signal_wait_until returns the signal's value that
+  // satisfied the condition. A second thread of this PE keeps flipping the
+  // signal between 2 and 3; every wait for == 3 must return 3, whatever the
+  // signal holds by the time the call returns.
+  constexpr int kWaits = 5000;
+  static uint64_t sig = 2;  // .data: symmetric
+  std::atomic<bool> stop{false};
+  const int waiter_cpu = sched_getcpu();
+  std::thread flipper([&] {
+    // tcrun binds the PE to one CPU; the flipper asks for any other one, so
+    // that it changes the signal while the waiting thread runs (best effort:
+    // the assertion holds either way).
+    cpu_set_t others;
+    CPU_ZERO(&others);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (c != waiter_cpu) CPU_SET(c, &others);
+    sched_setaffinity(0, sizeof others, &others);
+    std::atomic_ref<uint64_t> word(sig);
+    for (uint64_t v = 3; !stop.load(std::memory_order_relaxed); v ^= 1) word.store(v, std::memory_order_release);
+  });
+  int wrong = 0;
+  uint64_t first_wrong = 0;
+  for (int i = 0; i < kWaits; ++i) {
+    uint64_t got = shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 3);
+    if (got != 3 && wrong++ == 0) first_wrong = got;
+  }
+  stop.store(true);
+  flipper.join();
+  EXPECT_EQ(wrong, 0) << "PE " << me() << ": " << wrong << " of " << kWaits << " waits returned another value, first "
+                      << first_wrong;
   barrier();
 }

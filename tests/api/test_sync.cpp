@@ -298,6 +298,57 @@ TEST(WaitTestPatterns, AllToOneCounterWithAtomics) {
   barrier();
 }
 
+TEST(WaitTestPatterns, AnyReturnsEverySatisfiedIndexInTurn) {
+  // The specification's shmem_test_any example: every PE sets its flag on
+  // every PE, and each PE consumes the flags as they arrive, masking each one
+  // it has seen through the status array.
+  const int n = npes();
+  Sym<int> flags(2 * n);
+  if (!flags.ok()) return;
+  barrier();
+  for (int pe = 0; pe < n; ++pe) shmem_int_atomic_set(flags.get() + me(), 1, pe);
+  std::vector<int> status(n, 0);
+  for (int completed = 0; completed < n;) {
+    size_t i = shmem_int_test_any(flags.get(), n, status.data(), SHMEM_CMP_EQ, 1);
+    if (i == SIZE_MAX) continue;
+    EXPECT_LT(i, static_cast<size_t>(n));
+    if (i >= static_cast<size_t>(n)) break;
+    EXPECT_EQ(status[i], 0) << "index " << i << " is masked";
+    status[i] = 1;
+    ++completed;
+  }
+  // Each PE sets a second flag on every PE, at n + its number.
+  for (int pe = 0; pe < n; ++pe) shmem_int_atomic_set(flags.get() + n + me(), 1, pe);
+  barrier();
+  // Without a mask every flag keeps satisfying the condition, and a series of
+  // calls must still return every index, not always the same one (1.5: "must
+  // eventually return i"). tilecomm resumes the scan after the index it
+  // returned last, so 2m calls over m flags are plenty; each form is checked.
+  const int m = 2 * n;
+  std::vector<int> ones(m, 1);
+  auto returns_every_index = [&](const char* form, auto call) {
+    std::set<size_t> seen;
+    for (int k = 0; k < 2 * m; ++k) seen.insert(call());
+    std::set<size_t> all;
+    for (int i = 0; i < m; ++i) all.insert(static_cast<size_t>(i));
+    EXPECT_EQ(seen, all) << "PE " << me() << ": " << 2 * m << " calls of " << form << " returned "
+                         << seen.size() << " distinct indices";
+  };
+  int* f = flags.get();
+  returns_every_index("shmem_int_test_any", [&] { return shmem_int_test_any(f, m, nullptr, SHMEM_CMP_EQ, 1); });
+  returns_every_index("shmem_int_wait_until_any",
+                      [&] { return shmem_int_wait_until_any(f, m, nullptr, SHMEM_CMP_EQ, 1); });
+  returns_every_index("shmem_int_test_any_vector",
+                      [&] { return shmem_int_test_any_vector(f, m, nullptr, SHMEM_CMP_EQ, ones.data()); });
+  returns_every_index("shmem_int_wait_until_any_vector",
+                      [&] { return shmem_int_wait_until_any_vector(f, m, nullptr, SHMEM_CMP_EQ, ones.data()); });
+  returns_every_index("shmem_test_any (generic)", [&] { return shmem_test_any(f, m, nullptr, SHMEM_CMP_EQ, 1); });
+  // test_some reports every satisfied index in one call.
+  std::vector<size_t> idx(m);
+  EXPECT_EQ(shmem_int_test_some(f, m, idx.data(), nullptr, SHMEM_CMP_EQ, 1), static_cast<size_t>(m));
+  barrier();
+}
+
 TEST(WaitTestPatterns, WaitUntilOnManyRoundsOfTokenPassing) {
   // A token travels around the ring 30 times; each PE waits for the token
   // value it expects and passes on the next one. Every wait is on a value

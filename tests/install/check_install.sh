@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and builds a program against it
 # the three ways a user would: the tccc wrapper, find_package(tilecomm), and
-# pkg-config. Each program runs under the installed tcrun with 2 PEs.
+# pkg-config; then a profiling tool (<pshmem.h>, <mpp/shmem.h>) against the
+# shared and the static library. Each program runs under the installed tcrun
+# with 2 PEs.
 #   check_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
@@ -38,4 +40,10 @@ echo "== pkg-config"
 flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs tilecomm)
 cc "$src/examples/demo.c" $flags -o "$tmp/demo_pc"
 LD_LIBRARY_PATH=$prefix/lib "$prefix/bin/tcrun" -n 2 "$tmp/demo_pc"
+echo "== profiling interface and <mpp/...> headers, shared and static"
+"$prefix/bin/tccc" -O2 "$src/tests/api/test_profiling.c" -o "$tmp/prof_shared"
+"$prefix/bin/tcrun" -n 2 "$tmp/prof_shared"
+cc -O2 -I"$prefix/include" -c "$src/tests/api/test_profiling.c" -o "$tmp/prof.o"
+c++ "$tmp/prof.o" "$prefix/lib/libtilecomm.a" -pthread -o "$tmp/prof_static"
+"$prefix/bin/tcrun" -n 2 "$tmp/prof_static"
 echo "install check passed"
