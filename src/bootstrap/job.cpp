@@ -177,7 +177,7 @@ void Job::allgather(Conn& c, const std::vector<char>& body) {
   if (body.size() != gather_blob_)
     return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes, the PEs before it %zu",
                            who(c.rank).c_str(), body.size(), gather_blob_));
-  memcpy(gather_.data() + gather_blob_ * c.rank, body.data(), body.size());
+  if (!body.empty()) memcpy(gather_.data() + gather_blob_ * c.rank, body.data(), body.size());
   r.gathered = true;
   if (++gathered_ < size_) return;
   broadcast(Msg::AllgatherResult, gather_.data(), gather_.size());

@@ -219,10 +219,15 @@ int recv_msg(int fd, MsgHeader& hdr, std::vector<char>& payload, int timeout_ms,
     errno = EPROTO;
     return -1;
   }
-  payload.resize(hdr.len);
   // Once a header has arrived the rest follows at once; a peer that stalls
-  // mid-message for 10 s is treated as broken.
-  if (hdr.len && read_all(fd, payload.data(), hdr.len, 10000) != 1) return -1;
+  // mid-message for 10 s is treated as broken. The buffer grows with what
+  // arrives, not with what the header announces.
+  payload.clear();
+  while (payload.size() < hdr.len) {
+    std::size_t at = payload.size(), step = std::min<std::size_t>(hdr.len - at, 1u << 20);
+    payload.resize(at + step);
+    if (read_all(fd, payload.data() + at, step, 10000) != 1) return -1;
+  }
   return 1;
 }
 

@@ -184,6 +184,17 @@ TEST(BootstrapServer, AllgatherBlobIsBoundedBeforeItIsRead) {
                       "bytes, more than the 33554432 bytes a job of 2 PEs allows"), std::string::npos) << text;
 }
 
+TEST(BootstrapServer, EmptyAllgatherBlobs) {
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0(r), pe1(r);
+  pe0.join(r, 0, 2);
+  pe1.join(r, 1, 2);
+  pe0.send(Msg::Allgather);
+  pe1.send(Msg::Allgather);
+  for (FakePe* p : {&pe0, &pe1}) EXPECT_EQ(p->next(), std::make_pair(std::string("AllgatherResult"), std::string()));
+}
+
 TEST(BootstrapServer, RepeatedFinalizeCountsOnce) {
   bs::Server server = make_server(2);
   const bs::Rendezvous& r = server.rendezvous();
