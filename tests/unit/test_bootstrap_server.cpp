@@ -91,14 +91,37 @@ void expect_allgather_works(FakePe& a, FakePe& b) {
   }
 }
 
-}  // namespace
+// A Hello as PE `rank` of `size` is answered by Reject(text), then the server closes.
+void expect_rejected(const bs::Rendezvous& r, int rank, int size, const std::string& text) {
+  FakePe pe(r);
+  pe.hello(r, rank, size);
+  EXPECT_EQ(pe.next(), std::make_pair(std::string("Reject"), text));
+  EXPECT_EQ(pe.next().first, "EOF");
+}
 
-TEST(BootstrapServer, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
+// Two PEs join `r` and allgather.
+void expect_two_pes_work(const bs::Rendezvous& r) {
   FakePe pe0(r), pe1(r);
   pe0.join(r, 0, 2);
   pe1.join(r, 1, 2);
+  expect_allgather_works(pe0, pe1);
+}
+
+// A job of two PEs, both joined.
+class TwoPeJob : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pe0.join(r, 0, 2);
+    pe1.join(r, 1, 2);
+  }
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0{r}, pe1{r};
+};
+
+}  // namespace
+
+TEST_F(TwoPeJob, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
   int blob = 7;
   pe0.send(Msg::Allgather, &blob, sizeof blob);
   pe0.send(Msg::Allgather, &blob, sizeof blob);  // two in one round: pe0 is dropped
@@ -117,12 +140,7 @@ TEST(BootstrapServer, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
   EXPECT_EQ(again_text, "PE 0 joined twice (pids 1000 and 1000)");
 }
 
-TEST(BootstrapServer, PeClosingBeforeFinalizeAbortsNamingIt) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
+TEST_F(TwoPeJob, PeClosingBeforeFinalizeAbortsNamingIt) {
   pe1.close();
   auto [type, text] = pe0.next();
   EXPECT_EQ(type, "Abort");
@@ -132,16 +150,9 @@ TEST(BootstrapServer, PeClosingBeforeFinalizeAbortsNamingIt) {
 TEST(BootstrapServer, SizeComesFromTheLauncherNotTheFirstHello) {
   bs::Server server = make_server(2);
   const bs::Rendezvous& r = server.rendezvous();
-  FakePe liar(r);
-  liar.hello(r, 0, 1);
-  auto [type, text] = liar.next();
-  EXPECT_EQ(type, "Reject");
-  EXPECT_EQ(text, "PE 0 says the job has 1 PEs, but it was started with 2; start every PE with the same number of PEs");
-  EXPECT_EQ(liar.next().first, "EOF");
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
-  expect_allgather_works(pe0, pe1);
+  expect_rejected(r, 0, 1,
+                  "PE 0 says the job has 1 PEs, but it was started with 2; start every PE with the same number of PEs");
+  expect_two_pes_work(r);
 }
 
 TEST(BootstrapServer, LauncherSizeGivenLaterChecksTheFirstHello) {
@@ -158,23 +169,11 @@ TEST(BootstrapServer, LauncherSizeGivenLaterChecksTheFirstHello) {
 TEST(BootstrapServer, JobSizeIsBoundedBeforeAllocation) {
   bs::Server server = make_server(0);
   const bs::Rendezvous& r = server.rendezvous();
-  FakePe huge(r);
-  huge.hello(r, 0, 0x7fffffff);
-  auto [type, text] = huge.next();
-  EXPECT_EQ(type, "Reject");
-  EXPECT_EQ(text, "PE 0 says the job has 2147483647 PEs; a job has 1 to 65536");
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
-  expect_allgather_works(pe0, pe1);
+  expect_rejected(r, 0, 0x7fffffff, "PE 0 says the job has 2147483647 PEs; a job has 1 to 65536");
+  expect_two_pes_work(r);
 }
 
-TEST(BootstrapServer, AllgatherBlobIsBoundedBeforeItIsRead) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
+TEST_F(TwoPeJob, AllgatherBlobIsBoundedBeforeItIsRead) {
   // Only the header of a 40 MiB blob: two of them would not fit in a message.
   bs::MsgHeader h{static_cast<std::uint32_t>(Msg::Allgather), 40u << 20};
   ASSERT_EQ(::send(pe0.fd, &h, sizeof h, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof h));
@@ -184,23 +183,13 @@ TEST(BootstrapServer, AllgatherBlobIsBoundedBeforeItIsRead) {
                       "bytes, more than the 33554432 bytes a job of 2 PEs allows"), std::string::npos) << text;
 }
 
-TEST(BootstrapServer, EmptyAllgatherBlobs) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
+TEST_F(TwoPeJob, EmptyAllgatherBlobs) {
   pe0.send(Msg::Allgather);
   pe1.send(Msg::Allgather);
   for (FakePe* p : {&pe0, &pe1}) EXPECT_EQ(p->next(), std::make_pair(std::string("AllgatherResult"), std::string()));
 }
 
-TEST(BootstrapServer, RepeatedFinalizeCountsOnce) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
+TEST_F(TwoPeJob, RepeatedFinalizeCountsOnce) {
   pe0.send(Msg::Finalize);
   pe0.send(Msg::Finalize);
   // An allgather after both Finalizes: its result proves the server read them.
@@ -235,10 +224,7 @@ TEST(BootstrapServer, ConnectionsWaitingForHelloAreCapped) {
   for (int i = 0; i < kHangBoundMs && server.rejected() == 0; ++i) usleep(1000);
   EXPECT_EQ(server.rejected(), 1);
   idle.clear();  // they leave; the job can start
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
-  expect_allgather_works(pe0, pe1);
+  expect_two_pes_work(r);
 }
 
 TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
