@@ -57,7 +57,8 @@ Rendezvous Rendezvous::parse(const std::string& text, const char* what) {
   std::string hex = text.substr(slash + 1);
   Rendezvous r;
   in_addr a{};
-  if (ip.size() >= INET_ADDRSTRLEN || ip.find('\0') != std::string::npos || inet_pton(AF_INET, ip.c_str(), &a) != 1) bad("the address is not dotted IPv4");
+  if (ip.size() >= INET_ADDRSTRLEN || ip.find('\0') != std::string::npos || inet_pton(AF_INET, ip.c_str(), &a) != 1)
+    bad("the address is not dotted IPv4");
   if (port.empty() || port.size() > 5 || port[0] == '0' || port.find_first_not_of("0123456789") != std::string::npos ||
       std::stoul(port) > 65535)
     bad("the port is not a number from 1 to 65535");

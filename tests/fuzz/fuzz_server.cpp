@@ -24,7 +24,8 @@ using namespace tilecomm::bootstrap;
 
 namespace {
 
-const std::uint8_t kCookie[kCookieBytes] = {'t', 'i', 'l', 'e', 'c', 'o', 'm', 'm', '-', 'f', 'u', 'z', 'z', '-', 'c', 'k'};
+const std::uint8_t kCookie[kCookieBytes] = {'t', 'i', 'l', 'e', 'c', 'o', 'm', 'm',
+                                            '-', 'f', 'u', 'z', 'z', '-', 'c', 'k'};  // "tilecomm-fuzz-ck"
 
 // What a PE would make of the server's bytes.
 void check_output(std::string& out) {
