@@ -1,12 +1,13 @@
 # tilecomm: the two commands of the README, and the pieces they are made of.
 #   make demo   install what is missing, build (Release), run the 4-PE demo and a short benchmark
-#   make test   install what is missing, build, run every test (also under ASan+UBSan, and TSan for threads)
+#   make test   install what is missing, build, run every test (also under ASan+UBSan, TSan for threads,
+#               and each libFuzzer target for a short while)
 #   make bench  compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-release test-asan test-tsan bench install clean
+.PHONY: all deps build demo test test-release test-asan test-tsan test-fuzz fuzz-long bench install clean
 
 all: build
 
@@ -22,7 +23,7 @@ demo: build
 	$(BUILD)/tcrun -n 4 $(BUILD)/pto-seed-async-get
 	$(BUILD)/tcrun -n 2 $(BUILD)/tilecomm-perf --quick
 
-test: test-release test-asan test-tsan
+test: test-release test-asan test-tsan test-fuzz
 
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j 2
@@ -42,6 +43,31 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS) --target tcrun $(TSAN_TESTS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_threads|test_sdma|test_pto_async|test_pto_p2p)(\.sdma)?\.np'
 
+# libFuzzer targets of tests/fuzz (clang, ASan+UBSan), one per parser of bytes
+# from outside the process: FUZZ_SECONDS each, starting from the committed
+# corpus; new inputs go to build-fuzz/work, crashes to build-fuzz/artifacts.
+# A longer run, e.g. an hour per target:  make fuzz-long FUZZ_LONG_SECONDS=3600
+# (then copy what build-fuzz/artifacts holds into tests/fuzz/corpus/<target>/crash-*).
+FUZZ_TARGETS = fuzz_server fuzz_client fuzz_uniqueid fuzz_config
+FUZZ_SECONDS ?= 20
+FUZZ_LONG_SECONDS ?= 3600
+test-fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILECOMM_FUZZ=ON \
+	  -DTILECOMM_BUILD_TESTS=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzz
+	cd build-fuzz && ctest --output-on-failure -R '^fuzz_corpus'
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/work/$$t build-fuzz/artifacts && \
+	  echo "test-fuzz: $$t for $(FUZZ_SECONDS) s" && \
+	  build-fuzz/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/work/$$t tests/fuzz/corpus/$$t \
+	    >build-fuzz/work/$$t.log 2>&1 || { tail -n 40 build-fuzz/work/$$t.log; exit 1; }; \
+	  grep -E '^#[0-9]+.*DONE|number_of_executed_units' build-fuzz/work/$$t.log | tail -n 2; \
+	done
+
+fuzz-long:
+	$(MAKE) test-fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
+
 bench: build
 	@bash scripts/install-deps.sh --bench
 	bash bench/compare --build $(BUILD)
@@ -50,4 +76,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh --bench  also the peers of bench/compare (OpenMPI's OSHMEM)
 set -euo pipefail
 
-packages=(g++ gcc make cmake libgtest-dev pkg-config)
+# clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
+packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev)
 fi

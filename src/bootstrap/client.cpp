@@ -52,11 +52,15 @@ Client::Client(const Rendezvous& where, int rank, int size, double timeout_s)
     raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello "
           "(wrong cookie in the unique ID?)", rank, where_.c_str());
   }
-  if (static_cast<Msg>(h.type) == Msg::Reject) {
-    ::close(fd_);
-    raise(ErrorCode::InvalidUsage, "PE %d was refused by the rendezvous server at %s: %.*s", rank,
-          where_.c_str(), static_cast<int>(body.size()), body.data());
-  }
+  ServerMsg reply = decode_server_msg(h, body, 0);
+  if (reply.kind == ServerMsg::Welcome) return;
+  ::close(fd_);
+  if (reply.kind == ServerMsg::Reject)
+    raise(ErrorCode::InvalidUsage, "PE %d was refused by the rendezvous server at %s: %s", rank, where_.c_str(),
+          reply.text.c_str());
+  raise(ErrorCode::Remote, "PE %d: the rendezvous server at %s answered Hello with %s, expected a Welcome (is "
+        "the unique ID or TILECOMM_UNIQUEID the address of a tilecomm rendezvous of this version?)", rank,
+        where_.c_str(), describe(h).c_str());
 }
 
 Client::~Client() {
@@ -83,20 +87,19 @@ void Client::allgather(const void* mine, std::size_t len, void* all, double time
             "(TILECOMM_BOOTSTRAP_TIMEOUT); did every PE start?", rank_, timeout_s, size_, where_.c_str());
     if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (the launcher or the PE "
                      "that made the unique ID died)", rank_, where_.c_str());
-    switch (static_cast<Msg>(h.type)) {
-      case Msg::AllgatherResult:
-        if (body.size() != len * size_)
-          raise(ErrorCode::Remote, "bootstrap allgather returned %zu bytes, expected %zu", body.size(), len * size_);
+    ServerMsg m = decode_server_msg(h, body, len * size_);
+    switch (m.kind) {
+      case ServerMsg::AllgatherResult:
         memcpy(all, body.data(), body.size());
         return;
-      case Msg::Abort:
-        raise(ErrorCode::Remote, "the job was aborted during init: %.*s", static_cast<int>(body.size()), body.data());
-      case Msg::GlobalExit: {
-        std::int32_t st[2] = {1, -1};
-        memcpy(st, body.data(), std::min(body.size(), sizeof st));
+      case ServerMsg::Abort:
+        raise(ErrorCode::Remote, "the job was aborted during init: %s", m.text.c_str());
+      case ServerMsg::GlobalExit:
         fflush(stdout);
-        _exit(st[0]);
-      }
+        _exit(m.status);
+      case ServerMsg::Invalid:
+        raise(ErrorCode::Remote, "PE %d got %s from the rendezvous server at %s during a bootstrap allgather", rank_,
+              m.text.c_str(), where_.c_str());
       default:
         break;
     }
@@ -116,17 +119,14 @@ void Client::watch(double grace) {
     if (r < 0)
       return on_abort(strprintf("lost the connection to the rendezvous server at %s (the launcher, or the PE "
                                 "that made the unique ID, died)", where_.c_str()), grace);
-    switch (static_cast<Msg>(h.type)) {
-      case Msg::Abort: return on_abort(std::string(body.begin(), body.end()), grace);
-      case Msg::GlobalExit: {
-        std::int32_t st[2] = {1, -1};
-        memcpy(st, body.data(), std::min(body.size(), sizeof st));
-        if (st[1] != rank_)
-          TC_LOG(Info, "bootstrap", "PE %d called shmem_global_exit(%d); exiting", st[1], st[0]);
+    ServerMsg m = decode_server_msg(h, body, 0);
+    switch (m.kind) {
+      case ServerMsg::Abort: return on_abort(m.text, grace);
+      case ServerMsg::GlobalExit:
+        if (m.pe != rank_) TC_LOG(Info, "bootstrap", "PE %d called shmem_global_exit(%d); exiting", m.pe, m.status);
         fflush(stdout);
         fflush(stderr);
-        _exit(st[0]);
-      }
+        _exit(m.status);
       default: break;
     }
   }

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,16 @@
 #include "core/error.hpp"
 
 namespace tilecomm::bootstrap {
+
+const char* msg_name(std::uint32_t type) {
+  static const char* const kNames[] = {"Hello", "Welcome", "Reject", "Allgather",
+                                       "AllgatherResult", "Finalize", "Abort", "GlobalExit"};
+  return type >= 1 && type <= 8 ? kNames[type - 1] : "unknown";
+}
+
+std::string describe(const MsgHeader& hdr) {
+  return strprintf("a message of type %u (%s) with %u payload bytes", hdr.type, msg_name(hdr.type), hdr.len);
+}
 
 std::string Rendezvous::to_string() const {
   char ip[INET_ADDRSTRLEN] = {};
@@ -23,28 +34,42 @@ std::string Rendezvous::to_string() const {
   return s;
 }
 
+namespace {
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+}  // namespace
+
 Rendezvous Rendezvous::parse(const std::string& text, const char* what) {
+  auto bad = [&](const char* problem) {
+    raise(ErrorCode::InvalidUsage, "%s '%s' is not a tilecomm rendezvous (tcp://IPv4:port/32-hex-digit cookie): %s",
+          what, text.c_str(), problem);
+  };
+  const std::string scheme = "tcp://";
+  if (text.compare(0, scheme.size(), scheme) != 0) bad("it does not start with tcp://");
+  std::size_t colon = text.find(':', scheme.size());
+  std::size_t slash = colon == std::string::npos ? colon : text.find('/', colon);
+  if (slash == std::string::npos) bad("no ':port/' after the address");
+  std::string ip = text.substr(scheme.size(), colon - scheme.size());
+  std::string port = text.substr(colon + 1, slash - colon - 1);
+  std::string hex = text.substr(slash + 1);
   Rendezvous r;
-  char ip[64] = {};
-  unsigned port = 0;
-  char hex[2 * kCookieBytes + 1] = {};
-  int consumed = 0;
-  if (sscanf(text.c_str(), "tcp://%63[0-9.]:%u/%32[0-9a-f]%n", ip, &port, hex, &consumed) != 3 ||
-      consumed != static_cast<int>(text.size()) || strlen(hex) != 2 * kCookieBytes || port == 0 ||
-      port > 65535) {
-    raise(ErrorCode::InvalidUsage, "%s '%s' is not a tilecomm rendezvous (tcp://IPv4:port/32-hex-digit cookie)",
-          what, text.c_str());
-  }
   in_addr a{};
-  if (inet_pton(AF_INET, ip, &a) != 1)
-    raise(ErrorCode::InvalidUsage, "%s '%s': '%s' is not an IPv4 address", what, text.c_str(), ip);
-  r.addr = a.s_addr;
-  r.port = static_cast<std::uint16_t>(port);
+  if (ip.size() >= INET_ADDRSTRLEN || ip.find('\0') != std::string::npos || inet_pton(AF_INET, ip.c_str(), &a) != 1)
+    bad("the address is not dotted IPv4");
+  if (port.empty() || port.size() > 5 || port[0] == '0' || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) > 65535)
+    bad("the port is not a number from 1 to 65535");
+  if (hex.size() != 2 * kCookieBytes) bad("the cookie is not 32 hex digits");
   for (std::size_t i = 0; i < kCookieBytes; ++i) {
-    unsigned v = 0;
-    sscanf(hex + 2 * i, "%2x", &v);
-    r.cookie[i] = static_cast<std::uint8_t>(v);
+    int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) bad("the cookie is not 32 lowercase hex digits");
+    r.cookie[i] = static_cast<std::uint8_t>(hi << 4 | lo);
   }
+  r.addr = a.s_addr;
+  r.port = static_cast<std::uint16_t>(std::stoul(port));
   return r;
 }
 
@@ -60,6 +85,93 @@ Rendezvous Rendezvous::with_random_cookie(std::uint32_t addr, std::uint16_t port
     got += static_cast<std::size_t>(n);
   }
   return r;
+}
+
+bool cookie_equal(const std::uint8_t* a, const std::uint8_t* b) {
+  volatile std::uint8_t diff = 0;
+  for (std::size_t i = 0; i < kCookieBytes; ++i) diff = diff | (a[i] ^ b[i]);
+  return diff == 0;
+}
+
+void FrameReader::append(const char* p, std::size_t n) {
+  if (start_ > 0 && start_ == buf_.size()) {
+    buf_.clear();
+    start_ = 0;
+  }
+  buf_.insert(buf_.end(), p, p + n);
+}
+
+int FrameReader::next(MsgHeader& hdr, std::vector<char>& body, std::uint32_t max_len) {
+  if (buffered() < sizeof hdr) return 0;
+  memcpy(&hdr, buf_.data() + start_, sizeof hdr);
+  if (hdr.len > max_len) return -1;
+  if (buffered() < sizeof hdr + hdr.len) return 0;
+  const char* p = buf_.data() + start_ + sizeof hdr;
+  body.assign(p, p + hdr.len);
+  start_ += sizeof hdr + hdr.len;
+  // Keep the buffer from growing: drop what was handed out once it dominates.
+  if (start_ > 65536 && start_ * 2 > buf_.size()) {
+    buf_.erase(buf_.begin(), buf_.begin() + static_cast<long>(start_));
+    start_ = 0;
+  }
+  return 1;
+}
+
+std::string encode(Msg type, const void* payload, std::size_t len) {
+  MsgHeader h{static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(len)};
+  std::string out(reinterpret_cast<const char*>(&h), sizeof h);
+  if (len) out.append(static_cast<const char*>(payload), len);
+  return out;
+}
+
+std::optional<HelloBody> decode_hello(const std::vector<char>& body) {
+  if (body.size() != sizeof(HelloBody)) return std::nullopt;
+  HelloBody hello;
+  memcpy(&hello, body.data(), sizeof hello);
+  hello.host[sizeof hello.host - 1] = '\0';
+  return hello;
+}
+
+std::optional<std::int32_t> decode_exit_request(const std::vector<char>& body) {
+  if (body.size() != sizeof(std::int32_t)) return std::nullopt;
+  std::int32_t status;
+  memcpy(&status, body.data(), sizeof status);
+  return status;
+}
+
+ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, std::size_t gather_len) {
+  ServerMsg m;
+  switch (static_cast<Msg>(hdr.type)) {
+    case Msg::Welcome:
+      if (!body.empty()) break;
+      m.kind = ServerMsg::Welcome;
+      return m;
+    case Msg::Reject:
+    case Msg::Abort:
+      m.kind = static_cast<Msg>(hdr.type) == Msg::Reject ? ServerMsg::Reject : ServerMsg::Abort;
+      m.text.assign(body.begin(), std::find(body.begin(), body.end(), '\0'));
+      return m;
+    case Msg::AllgatherResult:
+      if (body.size() != gather_len) {
+        m.text = strprintf("an AllgatherResult of %zu bytes, expected %zu", body.size(), gather_len);
+        return m;
+      }
+      m.kind = ServerMsg::AllgatherResult;
+      return m;
+    case Msg::GlobalExit: {
+      std::int32_t st[2];
+      if (body.size() != sizeof st) break;
+      memcpy(st, body.data(), sizeof st);
+      m.kind = ServerMsg::GlobalExit;
+      m.status = st[0];
+      m.pe = st[1];
+      return m;
+    }
+    default:
+      break;
+  }
+  m.text = describe(hdr);
+  return m;
 }
 
 namespace {
@@ -95,25 +207,28 @@ int read_all(int fd, void* p, std::size_t n, int timeout_ms) {
 }  // namespace
 
 bool send_msg(int fd, Msg type, const void* payload, std::size_t len) {
-  MsgHeader h{static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(len)};
   // Header and payload in one buffer: one send, so messages written by two
   // threads under the caller's lock never interleave and small ones go out whole.
-  std::vector<char> buf(reinterpret_cast<const char*>(&h), reinterpret_cast<const char*>(&h) + sizeof h);
-  if (len) buf.insert(buf.end(), static_cast<const char*>(payload), static_cast<const char*>(payload) + len);
+  std::string buf = encode(type, payload, len);
   return write_all(fd, buf.data(), buf.size());
 }
 
-int recv_msg(int fd, MsgHeader& hdr, std::vector<char>& payload, int timeout_ms) {
+int recv_msg(int fd, MsgHeader& hdr, std::vector<char>& payload, int timeout_ms, std::uint32_t max_len) {
   int r = read_all(fd, &hdr, sizeof hdr, timeout_ms);
   if (r <= 0) return r;
-  if (hdr.len > kMaxPayload) {
+  if (hdr.len > max_len) {
     errno = EPROTO;
     return -1;
   }
-  payload.resize(hdr.len);
   // Once a header has arrived the rest follows at once; a peer that stalls
-  // mid-message for 10 s is treated as broken.
-  if (hdr.len && read_all(fd, payload.data(), hdr.len, 10000) != 1) return -1;
+  // mid-message for 10 s is treated as broken. The buffer grows with what
+  // arrives, not with what the header announces.
+  payload.clear();
+  while (payload.size() < hdr.len) {
+    std::size_t at = payload.size(), step = std::min<std::size_t>(hdr.len - at, 1u << 20);
+    payload.resize(at + step);
+    if (read_all(fd, payload.data() + at, step, 10000) != 1) return -1;
+  }
   return 1;
 }
 

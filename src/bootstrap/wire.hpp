@@ -3,10 +3,15 @@
 // Every message is a MsgHeader followed by `len` payload bytes, on a TCP
 // stream. A PE's first message must be Hello carrying the job's 128-bit
 // cookie; the server drops a connection that presents anything else.
+//
+// Everything that turns bytes from another process into values is here, in
+// pure functions (FrameReader, decode_*, Rendezvous::parse), so that the
+// server, the client and the fuzz targets in tests/fuzz/ share one decoder.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,13 +28,20 @@ enum class Msg : std::uint32_t {
   GlobalExit,       // PE -> server: int32 status; server -> PE: int32 status, int32 pe
 };
 
-constexpr std::uint32_t kMaxPayload = 64u << 20;
+/// "Hello", "Abort"... or "unknown" for a type outside the protocol.
+const char* msg_name(std::uint32_t type);
+
+constexpr std::uint32_t kMaxPayload = 64u << 20;  // also bounds an allgather result (n * blob)
+constexpr std::int32_t kMaxPes = 1 << 16;         // bounds the job size a Hello or a launcher may give
 constexpr std::size_t kCookieBytes = 16;
 
 struct MsgHeader {
   std::uint32_t type;
   std::uint32_t len;
 };
+
+/// "a message of type 5 (AllgatherResult) with 3 payload bytes", for errors.
+std::string describe(const MsgHeader& hdr);
 
 struct HelloBody {
   std::uint8_t cookie[kCookieBytes];
@@ -47,15 +59,55 @@ struct Rendezvous {
 
   /// "tcp://127.0.0.1:4555/<32 hex digits>"
   std::string to_string() const;
-  /// Parses to_string()'s form; throws InvalidUsage naming `what` on anything else.
+  /// Parses exactly to_string()'s form (dotted IPv4, a port 1-65535 without
+  /// sign, spaces or leading zeros, 32 lowercase hex digits); throws
+  /// InvalidUsage naming `what` on anything else.
   static Rendezvous parse(const std::string& text, const char* what);
   static Rendezvous with_random_cookie(std::uint32_t addr, std::uint16_t port);
 };
 
+/// Compares two cookies in time independent of where they differ.
+bool cookie_equal(const std::uint8_t* a, const std::uint8_t* b);
+
+/// Splits a byte stream into messages without blocking: append() what the
+/// socket gave, then next() until it returns 0.
+class FrameReader {
+ public:
+  void append(const char* p, std::size_t n);
+  /// 1: a whole message is in hdr/body; 0: more bytes are needed; -1: the
+  /// header announces more than max_len payload bytes (nothing is allocated).
+  int next(MsgHeader& hdr, std::vector<char>& body, std::uint32_t max_len);
+  std::size_t buffered() const { return buf_.size() - start_; }
+
+ private:
+  std::vector<char> buf_;
+  std::size_t start_ = 0;  // bytes of buf_ already handed out
+};
+
+/// Header and payload as one byte string, ready to send.
+std::string encode(Msg type, const void* payload, std::size_t len);
+
+/// A Hello body of exactly the right size, its host name NUL-terminated.
+std::optional<HelloBody> decode_hello(const std::vector<char>& body);
+/// GlobalExit from a PE: one int32 status.
+std::optional<std::int32_t> decode_exit_request(const std::vector<char>& body);
+
+/// A message from the server as the client reads it, checked.
+struct ServerMsg {
+  enum Kind { Welcome, Reject, AllgatherResult, Abort, GlobalExit, Invalid } kind = Invalid;
+  std::string text;        // Reject, Abort: the reason; Invalid: what was wrong
+  std::int32_t status = 1;  // GlobalExit
+  std::int32_t pe = -1;     // GlobalExit: who called it
+};
+/// `gather_len`: the byte count an AllgatherResult must have (n * blob).
+ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, std::size_t gather_len);
+
 /// Blocking helpers over a socket; false on EOF or error (errno kept).
 bool send_msg(int fd, Msg type, const void* payload, std::size_t len);
-/// Reads one whole message; waits at most timeout_ms (-1 = forever).
-/// Returns 1 on a message, 0 on timeout, -1 on EOF or error.
-int recv_msg(int fd, MsgHeader& hdr, std::vector<char>& payload, int timeout_ms);
+/// Reads one whole message of at most max_len payload bytes; waits at most
+/// timeout_ms (-1 = forever). Returns 1 on a message, 0 on timeout, -1 on EOF
+/// or error (EPROTO: longer than max_len).
+int recv_msg(int fd, MsgHeader& hdr, std::vector<char>& payload, int timeout_ms,
+             std::uint32_t max_len = kMaxPayload);
 
 }  // namespace tilecomm::bootstrap

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -31,10 +32,13 @@ void parse(const char* var, const std::string& text, bool& out) {
 }
 
 void parse(const char* var, const std::string& text, double& out) {
+  // Decimal only: strtod alone would also take " 5", "+5", "0x10" and "inf".
   char* end = nullptr;
   errno = 0;
   double v = strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v < 0)
+  if (text.empty() || !(isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.') ||
+      text.find_first_not_of("0123456789.eE+-") != std::string::npos || *end != '\0' || errno != 0 ||
+      !std::isfinite(v) || v < 0)
     bad(var, text, "a non-negative number of seconds");
   out = v;
 }
@@ -43,7 +47,9 @@ void parse(const char* var, const std::string& text, unsigned long long& out) {
   char* end = nullptr;
   errno = 0;
   unsigned long long v = strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') bad(var, text, "a non-negative integer");
+  // Digits only: strtoull alone would also take " -5" (as 2^64-5) and "+5".
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno != 0)
+    bad(var, text, "a non-negative integer");
   out = v;
 }
 
@@ -103,11 +109,15 @@ std::string format_size(std::size_t bytes) {
 }
 
 Config Config::load() {
+  return parse([](const char* name, void*) -> const char* { return getenv(name); }, nullptr);
+}
+
+Config Config::parse(Lookup lookup, void* ctx) {
   Config c;
-#define TC_CONFIG(member, type, var, def, help)     \
-  {                                                 \
-    const char* env = getenv(var);                  \
-    parse(var, env ? std::string(env) : def, c.member); \
+#define TC_CONFIG(member, type, var, def, help)            \
+  {                                                        \
+    const char* env = lookup(var, ctx);                    \
+    tilecomm::parse(var, env ? std::string(env) : def, c.member); \
   }
 #include "core/config_table.def"
 #undef TC_CONFIG

@@ -28,6 +28,10 @@ struct Config {
 
   /// Parses the environment; throws tilecomm::Error on a malformed value.
   static Config load();
+  /// Parses what `lookup` gives for each variable (nullptr: unset), the way
+  /// load() parses the environment; for tests and tests/fuzz/fuzz_config.cpp.
+  using Lookup = const char* (*)(const char* name, void* ctx);
+  static Config parse(Lookup lookup, void* ctx);
 
   /// One row per variable, for tilecomm-info and SHMEM_INFO.
   struct Row {

@@ -75,6 +75,8 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
     if (launch.n_pes < 1 || launch.my_pe < 0 || launch.my_pe >= launch.n_pes)
       raise(ErrorCode::InvalidUsage, "PE %d of %d is not a valid launch (need 0 <= PE < number of PEs)", launch.my_pe,
             launch.n_pes);
+    // This process hosts the unique ID's rendezvous: its launch gives the job size.
+    if (g_uid_server && g_uid_server_pid == getpid()) g_uid_server->set_job_size(launch.n_pes);
     g_runtime = new Runtime(cfg, launch);
     // More PEs than CPUs: a spinning PE only delays the peer it waits for,
     // so yield almost at once unless the user chose otherwise.

@@ -322,14 +322,15 @@ static int ready_then_wait(void) {
 }
 
 /* A stranger on tcrun's rendezvous while the job runs: PE 0 connects with a
- * wrong cookie, garbage, a non-Hello message and an empty connection; every
- * connection must be dropped and the job must go on. */
+ * wrong cookie, garbage, a non-Hello message, an empty connection and, holding
+ * the cookie, a Hello with another job size; every connection must be dropped
+ * and the job must go on. */
 static int tcrun_stranger(void) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
   if (me == 0) {
-    const char *modes[] = {"wrong-cookie", "garbage", "not-hello", "close"};
-    for (int i = 0; i < 4; ++i) {
+    const char *modes[] = {"wrong-cookie", "garbage", "not-hello", "close", "wrong-size"};
+    for (int i = 0; i < 5; ++i) {
       char why[256];
       int rc = tc_stranger(getenv("TILECOMM_UNIQUEID"), modes[i], why, sizeof why);
       say("helper: stranger %s: %s (%s)\n", modes[i], rc == 0 ? "dropped" : "NOT DROPPED", why);

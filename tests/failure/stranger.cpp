@@ -92,16 +92,16 @@ extern "C" int tc_stranger(const char* uid_text, const char* mode, char* why, si
   auto add = [&msg](const void* p, size_t n) {
     msg.insert(msg.end(), static_cast<const char*>(p), static_cast<const char*>(p) + n);
   };
-  if (m == "wrong-cookie") {
+  if (m == "wrong-cookie" || m == "wrong-size") {
     wire::HelloBody hello{};
     for (size_t i = 0; i < wire::kCookieBytes; ++i) {
       unsigned v = 0;
       sscanf(w.cookie_hex.c_str() + 2 * i, "%2x", &v);
       hello.cookie[i] = static_cast<uint8_t>(v);
     }
-    hello.cookie[0] ^= 0x5a;  // the job's cookie, but for one byte
+    if (m == "wrong-cookie") hello.cookie[0] ^= 0x5a;  // the job's cookie, but for one byte
     hello.rank = 0;
-    hello.size = 1;
+    hello.size = m == "wrong-cookie" ? 1 : 1000;
     hello.pid = static_cast<int32_t>(getpid());
     snprintf(hello.host, sizeof hello.host, "stranger");
     wire::MsgHeader h{static_cast<uint32_t>(wire::Msg::Hello), static_cast<uint32_t>(sizeof hello)};

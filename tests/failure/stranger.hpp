@@ -17,6 +17,7 @@ extern "C" {
  *   "garbage"       sends bytes that are not the protocol (an HTTP request line)
  *   "not-hello"     sends a well-formed message that is not a Hello
  *   "close"         closes the connection without sending anything
+ *   "wrong-size"    holds the cookie: a Hello as PE 0 of a job of 1000 PEs
  * then waits (at most 30 s) for the server to close the connection.
  * Returns 0 when the server dropped the connection (always for "close"),
  * 1 otherwise; `why` receives a one-line explanation. */

@@ -124,14 +124,17 @@ TEST_F(Tcrun, ExportsVariablesToThePes) {
 
 // Strangers on tcrun's rendezvous while the job runs (a wrong cookie, bytes
 // that are not the protocol, a message that is not a Hello, an empty
-// connection): each is dropped and logged, and the job succeeds.
+// connection, a cookie holder claiming another job size): each is dropped and
+// logged, and the job succeeds.
 TEST_F(Tcrun, StrangersOnTheRendezvousAreDroppedAndTheJobRuns) {
   Result r = tcrun(2, {"tcrun-stranger"});
   ASSERT_ENDED(r);
   EXPECT_EQ(r.exit_code(), 0) << r;
-  for (const char* mode : {"wrong-cookie", "garbage", "not-hello", "close"})
+  for (const char* mode : {"wrong-cookie", "garbage", "not-hello", "close", "wrong-size"})
     EXPECT_THAT(r.out, HasSubstr(std::string("stranger ") + mode + ": dropped")) << r;
   EXPECT_THAT(lines_with(r.err, {"dropped a connection from", "wrong cookie"}), SizeIs(1)) << r;
+  EXPECT_THAT(lines_with(r.err, {"rejected a PE from", "PE 0 says the job has 1000 PEs, but it was started with 2"}),
+              SizeIs(1)) << r;
   for (int pe : {0, 1})
     EXPECT_THAT(r.out, HasSubstr("PE " + std::to_string(pe) + " put/get after the strangers ok")) << r;
   EXPECT_NO_UNEXPECTED(r);

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,36 @@ TEST(Config, MalformedValueNamesVariableAndValue) {
   setenv("SHMEM_DEBUG", "maybe", 1);
   EXPECT_THROW(Config::load(), tilecomm::Error);
   unsetenv("SHMEM_DEBUG");
+}
+
+// Config::parse with one variable set to `value`; the error text, or "" when it parsed.
+static std::string parse_one(const char* var, const char* value) {
+  struct One {
+    const char* var;
+    const char* value;
+  } one{var, value};
+  try {
+    Config::parse([](const char* name, void* ctx) -> const char* {
+      auto* o = static_cast<One*>(ctx);
+      return strcmp(name, o->var) == 0 ? o->value : nullptr;
+    }, &one);
+    return "";
+  } catch (const tilecomm::Error& e) {
+    return e.what();
+  }
+}
+
+TEST(Config, NumbersAreDecimalWithoutSpacesOrSigns) {
+  EXPECT_EQ(parse_one("TILECOMM_SPIN", "42"), "");
+  EXPECT_EQ(parse_one("TILECOMM_TIMEOUT", "2.5"), "");
+  EXPECT_EQ(parse_one("TILECOMM_TIMEOUT", "1e3"), "");
+  for (const char* bad : {" -5", "+5", " 5", "5 ", "0x10", "-0"})
+    EXPECT_EQ(parse_one("TILECOMM_SPIN", bad),
+              std::string("environment variable TILECOMM_SPIN='") + bad +
+                  "' is not a non-negative integer; unset it or fix the value") << bad;
+  for (const char* bad : {" 5", "+5", "0x10", "inf", "nan", "-1"})
+    EXPECT_NE(parse_one("TILECOMM_TIMEOUT", bad).find("is not a non-negative number of seconds"), std::string::npos)
+        << bad;
 }
 
 TEST(Config, DescribeListsEveryVariableOnce) {

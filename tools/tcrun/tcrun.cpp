@@ -193,7 +193,9 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<bootstrap::Server> server;
   try {
-    server = std::make_unique<bootstrap::Server>(addr.s_addr);
+    bootstrap::JobOptions job;
+    job.size = n;
+    server = std::make_unique<bootstrap::Server>(addr.s_addr, job);
   } catch (const Error& e) {
     fprintf(stderr, "tcrun: %s\n", e.what());
     return 1;

@@ -1,0 +1,220 @@
+#include "bootstrap/job.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace tilecomm::bootstrap {
+
+Job::Job(const std::uint8_t* cookie, const JobOptions& opt, LostFn lost) : opt_(opt), lost_(std::move(lost)) {
+  memcpy(cookie_, cookie, kCookieBytes);
+  if (opt_.size < 0 || opt_.size > kMaxPes)
+    raise(ErrorCode::InvalidUsage, "a job of %d PEs: the rendezvous server takes 1 to %d PEs", opt_.size, kMaxPes);
+  if (opt_.size > 0) set_size(opt_.size);
+}
+
+bool Job::add(int id, const std::string& peer, double now) {
+  int pending = 0;
+  for (const auto& [cid, c] : conns_) pending += c.rank == -1 && !c.io.drop;
+  if (pending >= opt_.max_pending) {
+    ++rejected_;
+    TC_LOG(Warn, "bootstrap", "dropped a connection from %s: %d connections already wait for their Hello (the cap; "
+           "each is dropped after %g s without one)", peer.c_str(), pending, opt_.hello_timeout_s);
+    return false;
+  }
+  Conn& c = conns_[id];
+  c.peer = peer;
+  c.hello_deadline = now + opt_.hello_timeout_s;
+  order_.push_back(id);
+  return true;
+}
+
+Job::Output* Job::output(int id) {
+  auto it = conns_.find(id);
+  return it == conns_.end() ? nullptr : &it->second.io;
+}
+
+std::vector<int> Job::ids() const { return order_; }
+
+std::string Job::who(int rank) const {
+  const Rank& r = ranks_[rank];
+  return strprintf("PE %d (pid %d on %s)", rank, r.pid, r.host.c_str());
+}
+
+std::uint32_t Job::max_len(const Conn& c) const {
+  if (c.rank < 0) return sizeof(HelloBody);
+  // An allgather result holds size_ blobs and must fit in one message.
+  return std::max<std::uint32_t>(kMaxPayload / static_cast<std::uint32_t>(size_), sizeof(std::int32_t));
+}
+
+void Job::receive(int id, const char* p, std::size_t n) {
+  auto it = conns_.find(id);
+  if (it == conns_.end()) return;
+  Conn& c = it->second;
+  if (c.io.drop) return;
+  c.in.append(p, n);
+  MsgHeader h;
+  std::vector<char> body;
+  while (!c.io.drop) {
+    int r = c.in.next(h, body, max_len(c));
+    if (r == 0) return;
+    if (r < 0) {
+      if (c.rank < 0) return drop(c, strprintf("its first message is not a Hello (type %u, %u bytes)", h.type, h.len));
+      return drop(c, strprintf("it sent a %s message of %u bytes, more than the %u bytes a job of %d PEs allows "
+                               "(an allgather result must fit in %u bytes)", msg_name(h.type), h.len, max_len(c),
+                               size_, kMaxPayload));
+    }
+    process(id, c, h, body);
+  }
+}
+
+void Job::closed(int id) {
+  auto it = conns_.find(id);
+  if (it == conns_.end()) return;
+  Conn& c = it->second;
+  if (c.rank >= 0) {
+    leave(c, strprintf("%s left the job without shmem_finalize (it exited or was killed)", who(c.rank).c_str()));
+  } else if (c.rank == -1 && !c.io.drop) {
+    ++rejected_;
+    TC_LOG(Warn, "bootstrap", "dropped a connection from %s: closed before Hello", c.peer.c_str());
+  }
+  conns_.erase(it);
+  order_.erase(std::find(order_.begin(), order_.end(), id));
+}
+
+void Job::expire(double now) {
+  for (auto& [id, c] : conns_)
+    if (c.rank == -1 && !c.io.drop && now > c.hello_deadline)
+      drop(c, strprintf("no Hello within %g s", opt_.hello_timeout_s));
+}
+
+void Job::drop(Conn& c, const std::string& why) {
+  c.io.drop = true;
+  if (c.rank >= 0) return leave(c, strprintf("%s broke the bootstrap protocol: %s", who(c.rank).c_str(), why.c_str()));
+  if (c.rank == -1) {
+    ++rejected_;
+    TC_LOG(Warn, "bootstrap", "dropped a connection from %s: %s", c.peer.c_str(), why.c_str());
+  }
+}
+
+void Job::leave(Conn& c, const std::string& reason) {
+  // The PE's slot forgets this connection at once: nothing can use it later.
+  int rank = c.rank;
+  Rank& r = ranks_[rank];
+  r.conn = -1;
+  c.rank = -2;
+  if (r.finalized || finished()) return;  // a clean end
+  if (lost_) lost_(rank, r.pid);
+  abort(reason);
+}
+
+void Job::reject(Conn& c, const std::string& problem) {
+  TC_LOG(Error, "bootstrap", "rejected a PE from %s: %s", c.peer.c_str(), problem.c_str());
+  c.io.out += encode(Msg::Reject, problem.data(), problem.size());
+  drop(c, problem);
+}
+
+void Job::broadcast(Msg type, const void* payload, std::size_t len) {
+  std::string m = encode(type, payload, len);
+  for (Rank& r : ranks_)
+    if (r.conn >= 0) conns_.at(r.conn).io.out += m;
+}
+
+void Job::abort(const std::string& reason) {
+  if (aborted_) return;
+  aborted_ = true;
+  abort_reason_ = reason;
+  TC_LOG(Error, "bootstrap", "aborting the job: %s", reason.c_str());
+  broadcast(Msg::Abort, reason.data(), reason.size());
+}
+
+void Job::set_size(int n) {
+  if (n < 1 || n > kMaxPes)
+    return abort(strprintf("the launcher gave a job of %d PEs; the rendezvous server takes 1 to %d", n, kMaxPes));
+  if (size_ == n) return;
+  if (size_ != 0)
+    return abort(strprintf("the launcher started a job of %d PEs, but the PEs that joined first said %d; "
+                           "pass the same number of PEs to every shmemx_set_attr_uniqueid_args", n, size_));
+  size_ = n;
+  ranks_.assign(n, Rank{});
+}
+
+void Job::hello(int id, Conn& c, const std::vector<char>& body) {
+  std::optional<HelloBody> hello = decode_hello(body);
+  if (!hello) return drop(c, "its first message is not a Hello");
+  if (!cookie_equal(hello->cookie, cookie_)) return drop(c, "wrong cookie");
+  // From here on the peer holds the cookie: it is told why it is refused.
+  if (hello->size < 1 || hello->size > kMaxPes)
+    return reject(c, strprintf("PE %d says the job has %d PEs; a job has 1 to %d", hello->rank, hello->size, kMaxPes));
+  if (size_ == 0) set_size(hello->size);  // no launcher size: the first PE's
+  if (hello->size != size_)
+    return reject(c, strprintf("PE %d says the job has %d PEs, but it was started with %d; start every PE with the "
+                               "same number of PEs", hello->rank, hello->size, size_));
+  if (hello->rank < 0 || hello->rank >= size_)
+    return reject(c, strprintf("PE number %d is out of range for a job of %d PEs", hello->rank, size_));
+  Rank& r = ranks_[hello->rank];
+  if (r.joined)
+    return reject(c, strprintf("PE %d joined twice (pids %d and %d)", hello->rank, r.pid, hello->pid));
+  r.joined = true;
+  r.conn = id;
+  r.pid = hello->pid;
+  r.host = hello->host;
+  c.rank = hello->rank;
+  c.io.out += encode(Msg::Welcome, nullptr, 0);
+  if (aborted_) c.io.out += encode(Msg::Abort, abort_reason_.data(), abort_reason_.size());
+}
+
+void Job::allgather(Conn& c, const std::vector<char>& body) {
+  Rank& r = ranks_[c.rank];
+  if (r.gathered) return drop(c, "it sent two Allgather messages in one round");
+  if (gathered_ == 0) {
+    // max_len() bounded the blob: size_ of them fit in one message.
+    gather_blob_ = body.size();
+    gather_.assign(gather_blob_ * size_, 0);
+  }
+  if (body.size() != gather_blob_)
+    return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes, the PEs before it %zu",
+                           who(c.rank).c_str(), body.size(), gather_blob_));
+  if (!body.empty()) memcpy(gather_.data() + gather_blob_ * c.rank, body.data(), body.size());
+  r.gathered = true;
+  if (++gathered_ < size_) return;
+  broadcast(Msg::AllgatherResult, gather_.data(), gather_.size());
+  for (Rank& each : ranks_) each.gathered = false;
+  gathered_ = 0;
+}
+
+void Job::process(int id, Conn& c, const MsgHeader& h, const std::vector<char>& body) {
+  if (c.rank < 0) {
+    if (static_cast<Msg>(h.type) != Msg::Hello) return drop(c, "its first message is not a Hello");
+    return hello(id, c, body);
+  }
+  switch (static_cast<Msg>(h.type)) {
+    case Msg::Allgather:
+      return allgather(c, body);
+    case Msg::Finalize: {
+      Rank& r = ranks_[c.rank];
+      if (!r.finalized) {  // a repeated Finalize counts once
+        r.finalized = true;
+        ++finalized_;
+      }
+      return;
+    }
+    case Msg::GlobalExit: {
+      std::optional<std::int32_t> status = decode_exit_request(body);
+      if (!status) return drop(c, strprintf("it sent a GlobalExit of %zu bytes, not 4", body.size()));
+      // Every PE, the caller included, exits when it reads this; their
+      // disconnects are then expected and must not raise an abort.
+      exited_ = true;
+      global_exit_status_ = *status;
+      std::int32_t out[2] = {*status, c.rank};
+      return broadcast(Msg::GlobalExit, out, sizeof out);
+    }
+    default:
+      TC_LOG(Warn, "bootstrap", "%s sent unexpected message type %u (%s); ignored", who(c.rank).c_str(), h.type,
+             msg_name(h.type));
+  }
+}
+
+}  // namespace tilecomm::bootstrap

@@ -1,0 +1,51 @@
+// A PE's side of the wire: what the client (src/bootstrap/client.cpp) makes
+// of bytes from the server. They go through a socket into recv_msg, the
+// client's reader, and every message through decode_server_msg.
+//
+// Input: two bytes, the allgather result length the client expects
+// (little endian), then the server's bytes. Invariants: recv_msg and the
+// server's FrameReader split the stream into the same messages, and a
+// message that decodes as valid has the length its type requires.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "bootstrap/wire.hpp"
+#include "fuzz_common.hpp"
+
+using namespace tilecomm;
+using namespace tilecomm::bootstrap;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static bool once = (fuzz::silence_logs(), true);
+  (void)once;
+  if (size < 2) return 0;
+  std::size_t gather_len = data[0] | data[1] << 8;
+  const char* bytes = reinterpret_cast<const char*>(data + 2);
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 0;
+  ssize_t sent = send(sv[0], bytes, size - 2, MSG_DONTWAIT | MSG_NOSIGNAL);
+  ::close(sv[0]);  // the server is gone after these bytes: recv_msg sees EOF, never waits
+  FrameReader reader;
+  if (sent > 0) reader.append(bytes, static_cast<std::size_t>(sent));
+  MsgHeader h{}, fh{};
+  std::vector<char> body, fbody;
+  while (recv_msg(sv[1], h, body, 0) == 1) {
+    FUZZ_CHECK(reader.next(fh, fbody, kMaxPayload) == 1 && fh.type == h.type && fbody == body,
+               "recv_msg read a message of type %u, %zu bytes that FrameReader does not", h.type, body.size());
+    ServerMsg m = decode_server_msg(h, body, gather_len);
+    switch (m.kind) {
+      case ServerMsg::Welcome: FUZZ_CHECK(body.empty(), "Welcome with %zu bytes", body.size()); break;
+      case ServerMsg::AllgatherResult: FUZZ_CHECK(body.size() == gather_len, "result of %zu bytes", body.size()); break;
+      case ServerMsg::GlobalExit: FUZZ_CHECK(body.size() == 8, "GlobalExit of %zu bytes", body.size()); break;
+      case ServerMsg::Reject:
+      case ServerMsg::Abort: FUZZ_CHECK(m.text.size() <= body.size(), "text longer than its message"); break;
+      case ServerMsg::Invalid: FUZZ_CHECK(!m.text.empty(), "an invalid message without a description"); break;
+    }
+  }
+  ::close(sv[1]);
+  return 0;
+}

@@ -1,0 +1,98 @@
+// The rendezvous server's side of the wire: what Job (src/bootstrap/job.hpp)
+// makes of bytes from up to four connections at once.
+//
+// Input: one byte for the job size (1-4, or 0 = learnt from the first Hello),
+// then records [op][n][n bytes]:
+//   op % 8 in 0..3  the n bytes arrive on connection op % 8
+//   4               connection n % 4 closes (a new one takes its place)
+//   5               time passes: overdue Hellos expire
+//   6               the launcher gives the job size n % 6
+//   7               the launcher aborts the job
+// The cookie is kCookie below, so seeds can hold valid Hellos
+// (tests/fuzz/make_corpus.py). Invariant: everything the server sends
+// decodes as a valid message for a PE.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "bootstrap/job.hpp"
+#include "bootstrap/wire.hpp"
+#include "fuzz_common.hpp"
+
+using namespace tilecomm;
+using namespace tilecomm::bootstrap;
+
+namespace {
+
+const std::uint8_t kCookie[kCookieBytes] = {'t', 'i', 'l', 'e', 'c', 'o', 'm', 'm',
+                                            '-', 'f', 'u', 'z', 'z', '-', 'c', 'k'};  // "tilecomm-fuzz-ck"
+
+// What a PE would make of the server's bytes.
+void check_output(std::string& out) {
+  FrameReader reader;
+  reader.append(out.data(), out.size());
+  MsgHeader h;
+  std::vector<char> body;
+  int r;
+  while ((r = reader.next(h, body, kMaxPayload)) == 1) {
+    ServerMsg m = decode_server_msg(h, body, body.size());
+    FUZZ_CHECK(m.kind != ServerMsg::Invalid, "the server sent %s", m.text.c_str());
+  }
+  FUZZ_CHECK(r == 0 && reader.buffered() == 0, "the server sent %zu bytes of a partial message", reader.buffered());
+  out.clear();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static bool once = (fuzz::silence_logs(), true);
+  (void)once;
+  if (size < 1) return 0;
+  JobOptions opt;
+  opt.size = data[0] % 5;
+  opt.max_pending = 3;
+  opt.hello_timeout_s = 1;
+  int lost = 0;
+  Job job(kCookie, opt, [&lost](int, int) { ++lost; });
+  int next_id = 0;
+  double now = 0;
+  int slot[4];
+  for (int& s : slot) {
+    s = next_id++;
+    job.add(s, "fuzz", now);
+  }
+  auto settle = [&] {
+    for (int id : job.ids()) {
+      Job::Output* o = job.output(id);
+      check_output(o->out);
+      if (o->drop) job.closed(id);
+    }
+    for (int& s : slot)
+      if (!job.output(s)) {
+        s = next_id++;
+        job.add(s, "fuzz", now);
+      }
+  };
+  std::size_t i = 1;
+  while (i + 2 <= size) {
+    std::uint8_t op = data[i] % 8, n = data[i + 1];
+    i += 2;
+    std::size_t len = std::min<std::size_t>(n, size - i);
+    if (op < 4) {
+      job.receive(slot[op], reinterpret_cast<const char*>(data + i), len);
+      i += len;
+    } else if (op == 4) {
+      job.closed(slot[n % 4]);
+    } else if (op == 5) {
+      now += 2;
+      job.expire(now);
+    } else if (op == 6) {
+      job.set_size(n % 6);
+    } else {
+      job.abort("fuzz abort");
+    }
+    settle();
+  }
+  FUZZ_CHECK(lost <= 4 * (next_id + 1), "%d PEs lost", lost);
+  return 0;
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets: tests/fuzz/corpus/<target>/<name>.
+
+Small valid inputs and edge cases, one file each; run it again after a wire
+or config change (it rewrites the seeds it knows and leaves crash reproducers,
+which are named crash-*, alone). See README.md."""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COOKIE = b"tilecomm-fuzz-ck"  # kCookie of fuzz_server.cpp
+HELLO, WELCOME, REJECT, ALLGATHER, RESULT, FINALIZE, ABORT, GLOBAL_EXIT = range(1, 9)
+
+
+def msg(t, body=b""):
+    return struct.pack("<II", t, len(body)) + body
+
+
+def hello(rank, size, cookie=COOKIE, pid=100):
+    return msg(HELLO, cookie + struct.pack("<iii", rank, size, pid + rank) + b"host".ljust(64, b"\0"))
+
+
+def rec(op, data=b""):
+    """A fuzz_server record: op, then data (at most 255 bytes per record)."""
+    out = b""
+    while True:
+        out += bytes([op, min(len(data), 255)]) + data[:255]
+        data = data[255:]
+        if not data:
+            return out
+
+
+def server_seeds():
+    blob = struct.pack("<i", 7)
+    two = rec(0, hello(0, 2)) + rec(1, hello(1, 2))
+    return {
+        "job2_allgather_finalize": bytes([2]) + two + rec(0, msg(ALLGATHER, blob)) + rec(1, msg(ALLGATHER, blob))
+        + rec(0, msg(FINALIZE)) + rec(1, msg(FINALIZE)),
+        "job2_pe_closes": bytes([2]) + two + rec(4, b"") + rec(1, msg(ALLGATHER, blob)),
+        "job2_two_allgathers": bytes([2]) + two + rec(0, msg(ALLGATHER, blob) + msg(ALLGATHER, blob))
+        + rec(1, msg(ALLGATHER, blob)) + rec(2, hello(0, 2)),
+        "job2_duplicate_finalize": bytes([2]) + two + rec(0, msg(FINALIZE) + msg(FINALIZE)),
+        "job2_global_exit": bytes([2]) + two + rec(1, msg(GLOBAL_EXIT, struct.pack("<i", 3))) + rec(4, bytes([0])),
+        "job_size_from_hello": bytes([0]) + rec(0, hello(0, 3)) + rec(6, b"") + rec(1, hello(1, 2)),
+        "wrong_size": bytes([2]) + rec(0, hello(0, 1)) + rec(1, hello(1, 2)),
+        "huge_size": bytes([0]) + rec(0, hello(0, 0x7FFFFFFF)),
+        "wrong_cookie": bytes([1]) + rec(0, hello(0, 1, cookie=b"x" * 16)),
+        "not_hello": bytes([1]) + rec(0, msg(ALLGATHER, blob)),
+        "huge_blob_header": bytes([2]) + two + rec(0, struct.pack("<II", ALLGATHER, 40 << 20)),
+        "split_hello": bytes([1]) + rec(0, hello(0, 1)[:30]) + rec(0, hello(0, 1)[30:]) + rec(0, msg(FINALIZE)),
+        "expire_and_abort": bytes([3]) + rec(0, hello(0, 3)) + rec(5) + rec(7) + rec(1, hello(1, 3)),
+        "http_request": bytes([1]) + rec(0, b"GET / HTTP/1.0\r\n\r\n"),
+    }
+
+
+def client_seeds():
+    def le16(n):
+        return struct.pack("<H", n)
+
+    return {
+        "welcome": le16(0) + msg(WELCOME),
+        "reject": le16(0) + msg(REJECT, b"PE 0 joined twice (pids 1 and 2)"),
+        "result": le16(8) + msg(RESULT, bytes(range(8))),
+        "result_wrong_length": le16(8) + msg(RESULT, bytes(3)),
+        "abort": le16(0) + msg(ABORT, b"PE 1 (pid 5 on h) left the job without shmem_finalize"),
+        "global_exit": le16(0) + msg(GLOBAL_EXIT, struct.pack("<ii", 7, 1)),
+        "global_exit_short": le16(0) + msg(GLOBAL_EXIT, struct.pack("<i", 7)),
+        "unknown_type": le16(0) + msg(99, b"x"),
+        "huge_header": le16(0) + struct.pack("<II", RESULT, 0xFFFFFFFF),
+        "truncated": le16(4) + msg(RESULT, bytes(4))[:9],
+        "abort_with_nul": le16(0) + msg(ABORT, b"a\0b"),
+        "welcome_then_result": le16(4) + msg(WELCOME) + msg(RESULT, bytes(4)),
+    }
+
+
+def uniqueid_seeds():
+    good = b"tcp://127.0.0.1:4555/00112233445566778899aabbccddeeff"
+    return {
+        "valid": good,
+        "valid_max_port": b"tcp://10.1.2.3:65535/ffffffffffffffffffffffffffffffff",
+        "port_zero": b"tcp://127.0.0.1:0/00112233445566778899aabbccddeeff",
+        "port_leading_zero": b"tcp://127.0.0.1:04555/00112233445566778899aabbccddeeff",
+        "port_space": b"tcp://127.0.0.1: 4555/00112233445566778899aabbccddeeff",
+        "port_too_big": b"tcp://127.0.0.1:70000/00112233445566778899aabbccddeeff",
+        "bad_ip": b"tcp://300.0.0.1:5/00112233445566778899aabbccddeeff",
+        "upper_hex": b"tcp://127.0.0.1:5/00112233445566778899AABBCCDDEEFF",
+        "short_cookie": b"tcp://127.0.0.1:5/0011",
+        "nul_in_ip": b"tcp://127.0.0.1\0:5/00112233445566778899aabbccddeeff",
+        "binary_128": good + b"\0" * (128 - len(good)),
+        "no_nul_128": b"a" * 128,
+        "empty": b"",
+    }
+
+
+def config_seeds():
+    # A line's first byte picks the variable by its index in config_table.def.
+    def line(var, value):
+        return bytes([var]) + value + b"\n"
+
+    return {
+        "size_suffixes": line(0, b"512M") + line(17, b"1.5GB"),
+        "size_plain": b"4096",
+        "size_fraction": b"1.5K",
+        "size_too_big": b"17179869184T",
+        "size_bad_suffix": b"12Q",
+        "size_dot": b".",
+        "booleans": line(1, b"yes") + line(2, b"off") + line(8, b"TRUE"),
+        "bad_boolean": line(1, b"maybe"),
+        "level": line(3, b"debug"),
+        "bad_level": line(3, b"loud"),
+        "seconds": line(4, b"2.5") + line(11, b"1e3"),
+        "bad_seconds": line(4, b"inf") + line(12, b" 5"),
+        "uint": line(5, b"2000") + line(15, b"3"),
+        "uint_negative": line(5, b" -5"),
+        "uint_overflow": line(5, b"99999999999999999999999"),
+        "strings": line(9, b"127.0.0.1") + line(19, b"sdma,mte"),
+        "empty_values": line(0, b"") + line(5, b""),
+    }
+
+
+def main():
+    for target, seeds in (("fuzz_server", server_seeds()), ("fuzz_client", client_seeds()),
+                          ("fuzz_uniqueid", uniqueid_seeds()), ("fuzz_config", config_seeds())):
+        d = os.path.join(HERE, "corpus", target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print(f"{d}: {len(seeds)} seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+// The rendezvous server against peers that hold the cookie and misbehave:
+// each test plays the PEs itself over real sockets, with the library's wire
+// header. Every wait is bounded (60 s) only so that a bug fails instead of
+// hanging; no test depends on timing to pass.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/client.hpp"
+#include "bootstrap/server.hpp"
+#include "core/error.hpp"
+#include "core/wait.hpp"
+
+namespace bs = tilecomm::bootstrap;
+using bs::Msg;
+
+namespace {
+
+constexpr int kHangBoundMs = 60000;
+
+int connect_to(const bs::Rendezvous& r, int rcvbuf = 0) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (rcvbuf) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = r.addr;
+  sa.sin_port = htons(r.port);
+  EXPECT_EQ(0, ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa)) << strerror(errno);
+  return fd;
+}
+
+// A process that speaks the protocol by hand.
+struct FakePe {
+  int fd;
+  explicit FakePe(const bs::Rendezvous& r, int rcvbuf = 0) : fd(connect_to(r, rcvbuf)) {}
+  ~FakePe() { close(); }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  void send(Msg type, const void* p = nullptr, std::size_t n = 0) { ASSERT_TRUE(bs::send_msg(fd, type, p, n)); }
+  void hello(const bs::Rendezvous& r, int rank, int size) {
+    bs::HelloBody h{};
+    memcpy(h.cookie, r.cookie, bs::kCookieBytes);
+    h.rank = rank;
+    h.size = size;
+    h.pid = 1000 + rank;
+    snprintf(h.host, sizeof h.host, "fake");
+    send(Msg::Hello, &h, sizeof h);
+  }
+  // The next message; its type is "EOF" when the server closed the connection.
+  std::pair<std::string, std::string> next() {
+    bs::MsgHeader h{};
+    std::vector<char> body;
+    int r = bs::recv_msg(fd, h, body, kHangBoundMs);
+    if (r == 0) return {"timeout", ""};
+    if (r < 0) return {"EOF", ""};
+    return {bs::msg_name(h.type), std::string(body.begin(), body.end())};
+  }
+  void join(const bs::Rendezvous& r, int rank, int size) {
+    hello(r, rank, size);
+    ASSERT_EQ(next().first, "Welcome");
+  }
+};
+
+bs::Server make_server(int size, int max_pending = 64, double hello_timeout_s = 10) {
+  bs::JobOptions opt;
+  opt.size = size;
+  opt.max_pending = max_pending;
+  opt.hello_timeout_s = hello_timeout_s;
+  return bs::Server(htonl(INADDR_LOOPBACK), opt);
+}
+
+// Both PEs contribute one int; both must get {0, 1}.
+void expect_allgather_works(FakePe& a, FakePe& b) {
+  int blob[2] = {0, 1};
+  a.send(Msg::Allgather, &blob[0], sizeof(int));
+  b.send(Msg::Allgather, &blob[1], sizeof(int));
+  for (FakePe* p : {&a, &b}) {
+    auto [type, body] = p->next();
+    ASSERT_EQ(type, "AllgatherResult");
+    ASSERT_EQ(body, std::string(reinterpret_cast<char*>(blob), sizeof blob));
+  }
+}
+
+// A Hello as PE `rank` of `size` is answered by Reject(text), then the server closes.
+void expect_rejected(const bs::Rendezvous& r, int rank, int size, const std::string& text) {
+  FakePe pe(r);
+  pe.hello(r, rank, size);
+  EXPECT_EQ(pe.next(), std::make_pair(std::string("Reject"), text));
+  EXPECT_EQ(pe.next().first, "EOF");
+}
+
+// Two PEs join `r` and allgather.
+void expect_two_pes_work(const bs::Rendezvous& r) {
+  FakePe pe0(r), pe1(r);
+  pe0.join(r, 0, 2);
+  pe1.join(r, 1, 2);
+  expect_allgather_works(pe0, pe1);
+}
+
+// A job of two PEs, both joined.
+class TwoPeJob : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pe0.join(r, 0, 2);
+    pe1.join(r, 1, 2);
+  }
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0{r}, pe1{r};
+};
+
+}  // namespace
+
+TEST_F(TwoPeJob, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
+  int blob = 7;
+  pe0.send(Msg::Allgather, &blob, sizeof blob);
+  pe0.send(Msg::Allgather, &blob, sizeof blob);  // two in one round: pe0 is dropped
+  EXPECT_EQ(pe0.next().first, "EOF");
+  auto [type, text] = pe1.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it sent two Allgather messages"),
+            std::string::npos) << text;
+  // The dropped PE's slot holds nothing: completing the round and a second
+  // Hello as PE 0 must not touch the dropped connection.
+  pe1.send(Msg::Allgather, &blob, sizeof blob);
+  FakePe again(r);
+  again.hello(r, 0, 2);
+  auto [again_type, again_text] = again.next();
+  EXPECT_EQ(again_type, "Reject");
+  EXPECT_EQ(again_text, "PE 0 joined twice (pids 1000 and 1000)");
+}
+
+TEST_F(TwoPeJob, PeClosingBeforeFinalizeAbortsNamingIt) {
+  pe1.close();
+  auto [type, text] = pe0.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_EQ(text, "PE 1 (pid 1001 on fake) left the job without shmem_finalize (it exited or was killed)");
+}
+
+TEST(BootstrapServer, SizeComesFromTheLauncherNotTheFirstHello) {
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  expect_rejected(r, 0, 1,
+                  "PE 0 says the job has 1 PEs, but it was started with 2; start every PE with the same number of PEs");
+  expect_two_pes_work(r);
+}
+
+TEST(BootstrapServer, LauncherSizeGivenLaterChecksTheFirstHello) {
+  bs::Server server = make_server(0);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0(r);
+  pe0.join(r, 0, 3);
+  server.set_job_size(2);
+  auto [type, text] = pe0.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("started a job of 2 PEs, but the PEs that joined first said 3"), std::string::npos) << text;
+}
+
+TEST(BootstrapServer, JobSizeIsBoundedBeforeAllocation) {
+  bs::Server server = make_server(0);
+  const bs::Rendezvous& r = server.rendezvous();
+  expect_rejected(r, 0, 0x7fffffff, "PE 0 says the job has 2147483647 PEs; a job has 1 to 65536");
+  expect_two_pes_work(r);
+}
+
+TEST_F(TwoPeJob, AllgatherBlobIsBoundedBeforeItIsRead) {
+  // Only the header of a 40 MiB blob: two of them would not fit in a message.
+  bs::MsgHeader h{static_cast<std::uint32_t>(Msg::Allgather), 40u << 20};
+  ASSERT_EQ(::send(pe0.fd, &h, sizeof h, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof h));
+  auto [type, text] = pe1.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it sent a Allgather message of 41943040 "
+                      "bytes, more than the 33554432 bytes a job of 2 PEs allows"), std::string::npos) << text;
+}
+
+TEST_F(TwoPeJob, EmptyAllgatherBlobs) {
+  pe0.send(Msg::Allgather);
+  pe1.send(Msg::Allgather);
+  for (FakePe* p : {&pe0, &pe1}) EXPECT_EQ(p->next(), std::make_pair(std::string("AllgatherResult"), std::string()));
+}
+
+TEST_F(TwoPeJob, RepeatedFinalizeCountsOnce) {
+  pe0.send(Msg::Finalize);
+  pe0.send(Msg::Finalize);
+  // An allgather after both Finalizes: its result proves the server read them.
+  expect_allgather_works(pe0, pe1);
+  EXPECT_FALSE(server.all_finalized());
+  pe1.send(Msg::Finalize);
+  EXPECT_TRUE(server.wait_all_finalized(kHangBoundMs / 1000.0));
+}
+
+TEST(BootstrapServer, StalledPeDoesNotBlockTheOthers) {
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe stalled(r, 4096), pe1(r);
+  stalled.join(r, 0, 2);
+  pe1.join(r, 1, 2);
+  // A 16 MiB result: far more than the stalled PE's socket buffers take.
+  std::vector<char> blob(8u << 20, 'x');
+  stalled.send(Msg::Allgather, blob.data(), blob.size());
+  pe1.send(Msg::Allgather, blob.data(), blob.size());
+  auto [type, body] = pe1.next();
+  EXPECT_EQ(type, "AllgatherResult");
+  EXPECT_EQ(body.size(), 2 * blob.size());
+}
+
+TEST(BootstrapServer, ConnectionsWaitingForHelloAreCapped) {
+  bs::Server server = make_server(2, /*max_pending=*/4, /*hello_timeout_s=*/1e6);
+  const bs::Rendezvous& r = server.rendezvous();
+  std::vector<std::unique_ptr<FakePe>> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<FakePe>(r));
+  FakePe excess(r);
+  EXPECT_EQ(excess.next().first, "EOF");
+  for (int i = 0; i < kHangBoundMs && server.rejected() == 0; ++i) usleep(1000);
+  EXPECT_EQ(server.rejected(), 1);
+  idle.clear();  // they leave; the job can start
+  expect_two_pes_work(r);
+}
+
+TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
+  bs::Rendezvous r = bs::Rendezvous::with_random_cookie(htonl(INADDR_LOOPBACK), 0);
+  int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = r.addr;
+  ASSERT_EQ(0, ::bind(lfd, reinterpret_cast<sockaddr*>(&sa), sizeof sa));
+  ASSERT_EQ(0, ::listen(lfd, 1));
+  socklen_t len = sizeof sa;
+  getsockname(lfd, reinterpret_cast<sockaddr*>(&sa), &len);
+  r.port = ntohs(sa.sin_port);
+  std::thread fake_server([lfd] {
+    int fd = ::accept(lfd, nullptr, nullptr);
+    bs::MsgHeader h{};
+    std::vector<char> body;
+    bs::recv_msg(fd, h, body, kHangBoundMs);
+    char three[3] = {1, 2, 3};
+    bs::send_msg(fd, Msg::AllgatherResult, three, sizeof three);
+    bs::recv_msg(fd, h, body, kHangBoundMs);  // until the client closes
+    ::close(fd);
+  });
+  std::string what;
+  try {
+    bs::Client client(r, 0, 1, kHangBoundMs / 1000.0);
+  } catch (const tilecomm::Error& e) {
+    what = e.what();
+  }
+  fake_server.join();
+  ::close(lfd);
+  EXPECT_NE(what.find("answered Hello with a message of type 5 (AllgatherResult) with 3 payload bytes, expected a "
+                      "Welcome"), std::string::npos) << what;
+}
