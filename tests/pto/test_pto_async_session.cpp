@@ -1,0 +1,182 @@
+// The rules of asynchronous sessions: invalid events and their reasons,
+// which tensors are flat 1-D, session ownership, workspaces and their managers.
+#include "async_test.hpp"
+
+using namespace async_test;
+
+namespace {
+
+// ---- invalid events -----------------------------------------------------------------
+
+TEST(AsyncInvalid, RejectedOperationsReturnHandleZeroWithAReason) {
+  constexpr std::size_t kN = 1024;
+  Sdma sdma;
+  Sym<float> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  fill(src.get(), kN, me(), 5);
+  std::vector<float> heap(kN);
+  barrier();
+  Outcome cube, strided, heap_remote, stack_remote;
+  run(1, [&](Report& rep) {
+    float stack[kN] = {};
+    AsyncSession s;
+    KCHECK(rep, sdma_session(sdma.ws(), s), &s);
+    auto remote = flat(at(src.get(), right()), kN), local = flat(src.get(), kN);
+    GT<float> cube_dst(dst.get(), Shape5(1, 1, 2, 4, 128), Stride5(1024, 1024, 512, 128, 1));
+    AsyncEvent e = TGET_ASYNC(cube_dst, remote, s);
+    cube = outcome(e.valid(), s);
+    KCHECK(rep, e.Wait(s) && e.Test(s), &s);  // nothing to wait for
+    GT<float> strided_dst(dst.get(), Shape5(1, 1, 1, 1, 512), Stride5(1024, 1024, 1024, 1024, 2));
+    strided = outcome(TGET_ASYNC(strided_dst, remote, s).valid(), s);
+    auto heap_src = flat(heap.data(), kN), stack_dst = flat(stack, kN), d = flat(dst.get(), kN);
+    heap_remote = outcome(TGET_ASYNC(d, heap_src, s).valid(), s);
+    stack_remote = outcome(TPUT_ASYNC(stack_dst, local, s).valid(), s);
+    // The session still works.
+    AsyncEvent ok = TGET_ASYNC(d, remote, s);
+    KCHECK(rep, ok.valid() && ok.Wait(s), &s);
+    KCHECK(rep, all_equal(dst.get(), kN, pattern<float>(right(), 5)), nullptr);
+  });
+  EXPECT_TRUE(Refused(cube, "not flat contiguous 1-D"));
+  EXPECT_TRUE(Refused(cube, "shape (1,1,2,4,128)"));
+  EXPECT_TRUE(Refused(strided, "not flat contiguous 1-D"));
+  EXPECT_TRUE(Refused(heap_remote, "shmem_ptr"));
+  EXPECT_TRUE(Refused(stack_remote, "shmem_ptr"));
+  barrier();
+}
+// ---- session rules --------------------------------------------------------------------
+
+TEST(AsyncSessionRules, BuildRefusesBadWorkspacesAndUnplacedScratch) {
+  Sdma sdma;
+  Outcome fake, finalized, wrong_kind, unplaced;
+  auto* gone = [] {
+    sdma::SdmaWorkspaceManager m;
+    EXPECT_TRUE(m.Init()) << m.LastError();
+    return static_cast<std::uint8_t*>(m.GetWorkspaceAddr());
+  }();  // finalized by the destructor
+  run(1, [&](Report&) {
+    alignas(64) static std::uint8_t not_a_workspace[4096];
+    AsyncSession s;
+    fake = outcome(sdma_session(not_a_workspace, s), s);
+    finalized = outcome(sdma_session(gone, s), s);
+    wrong_kind = outcome(BuildAsyncSession<DmaEngine::URMA>(sdma.ws(), s), s);
+    Scratch scratch;  // never TASSIGNed
+    unplaced = outcome(BuildAsyncSession<DmaEngine::SDMA>(scratch, sdma.ws(), s), s);
+  });
+  EXPECT_TRUE(Refused(fake, "not a live workspace"));
+  EXPECT_TRUE(Refused(fake, "SdmaWorkspaceManager"));
+  EXPECT_TRUE(Refused(finalized, "SdmaWorkspaceManager"));
+  EXPECT_TRUE(Refused(wrong_kind, "SdmaWorkspaceManager"));
+  EXPECT_TRUE(Refused(unplaced, "not placed"));
+}
+
+TEST(AsyncSessionRules, RebuildingAGroupWithAStagedBatchIsRefused) {
+  constexpr std::size_t kN = 5000;
+  Sdma sdma;
+  Sym<std::int32_t> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  fill(src.get(), kN, me(), 10);
+  barrier();
+  Outcome rebuild;
+  run(1, [&](Report& rep) {
+    AsyncSession s, again;
+    KCHECK(rep, sdma_session(sdma.ws(), s), &s);
+    auto r = flat(at(dst.get(), right()), kN), l = flat(src.get(), kN);
+    (void)TPUT_ASYNC(r, l, s, AsyncPutMode::DEFER);
+    rebuild = outcome(sdma_session(sdma.ws(), again), again);
+    AsyncEvent batch = SubmitAsyncPutBatch(s);
+    KCHECK(rep, batch.valid() && batch.Wait(s), &s);
+    KCHECK(rep, sdma_session(sdma.ws(), again), &again);  // nothing outstanding now
+  });
+  EXPECT_TRUE(Refused(rebuild, "in flight"));
+  barrier();
+  EXPECT_TRUE(all_equal(dst.get(), kN, pattern<std::int32_t>(left(), 10)));
+  barrier();
+}
+
+TEST(AsyncSessionRules, ASessionBelongsToTheBlockThatBuiltIt) {
+  constexpr std::size_t kN = 256;
+  Sdma sdma;
+  Sym<std::int32_t> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  barrier();
+  struct {
+    AsyncSession* session = nullptr;  // block 0's, handed to block 1
+  } shared;
+  AsyncSession built_by_block0;
+  Outcome foreign;
+  run(2, [&](Report& rep) {
+    if (GetBlockIdx() == 0) {
+      KCHECK(rep, sdma_session(sdma.ws(), built_by_block0), &built_by_block0);
+      shared.session = &built_by_block0;
+    }
+    SyncAll();
+    if (GetBlockIdx() == 1 && shared.session) {
+      auto d = flat(dst.get(), kN), r = flat(at(src.get(), right()), kN);
+      foreign = outcome(TGET_ASYNC(d, r, *shared.session).valid(), *shared.session);
+    }
+    SyncAll();
+  });
+  EXPECT_TRUE(Refused(foreign, "another thread"));
+  barrier();
+}
+
+// URMA: the window holds [src | from_right | from_left | put_in]; the remote
+// side of an operation is the symmetric address of this PE's own copy.
+TEST(AsyncSessionRules, UrmaBoundAndPerOperationPeers) {
+  constexpr std::size_t kN = 70001;
+  Sym<std::int32_t> win(4 * kN), outside(kN);
+  if (!win.ok() || !outside.ok()) return;
+  std::int32_t *src = win.get(), *from_right = src + kN, *from_left = src + 2 * kN, *put_in = src + 3 * kN;
+  fill(src, kN, me(), 11);
+  urma::UrmaWorkspaceManager urma;
+  EXPECT_TRUE(urma.Init(me(), npes(), win.get(), 4 * kN * sizeof(std::int32_t))) << urma.LastError();
+  auto* ws = static_cast<std::uint8_t*>(urma.GetWorkspaceAddr());
+  barrier();
+  Outcome bad_rank, remote_outside, local_outside;
+  run(1, [&](Report& rep) {
+    AsyncSession s;
+    bad_rank = outcome(BuildAsyncSession<DmaEngine::URMA>(ws, static_cast<std::uint32_t>(npes()), s), s);
+    // Bound peer: get from and put to the right neighbour.
+    KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws, static_cast<std::uint32_t>(right()), s), &s);
+    auto l = flat(src, kN), fr = flat(from_right, kN), pi = flat(put_in, kN);
+    AsyncEvent g = TGET_ASYNC<DmaEngine::URMA>(fr, l, s);
+    AsyncEvent p = TPUT_ASYNC<DmaEngine::URMA>(pi, l, s);
+    KCHECK(rep, g.valid() && p.valid() && p.Wait(s) && g.Test(s), &s);
+    KCHECK(rep, all_equal(from_right, kN, pattern<std::int32_t>(right(), 11)), nullptr);
+    auto out = flat(outside.get(), kN);
+    remote_outside = outcome(TGET_ASYNC<DmaEngine::URMA>(fr, out, s).valid(), s);
+    local_outside = outcome(TGET_ASYNC<DmaEngine::URMA>(out, l, s).valid(), s);
+    // Peer per operation: get from the left neighbour.
+    AsyncSession any;
+    KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws, any), &any);
+    auto fl = flat(from_left, kN);
+    AsyncEvent e = TGET_ASYNC<DmaEngine::URMA>(fl, l, any, static_cast<std::uint32_t>(left()));
+    KCHECK(rep, e.valid() && e.Wait(any), &any);
+    KCHECK(rep, all_equal(from_left, kN, pattern<std::int32_t>(left(), 11)), nullptr);
+  });
+  EXPECT_TRUE(Refused(bad_rank, "out of range"));
+  EXPECT_TRUE(Refused(remote_outside, "outside the window"));
+  EXPECT_TRUE(Refused(local_outside, "outside the window"));
+  barrier();
+  EXPECT_TRUE(all_equal(put_in, kN, pattern<std::int32_t>(left(), 11)));
+  barrier();
+}
+
+// ---- the workspace manager ------------------------------------------------------------
+
+TEST(AsyncWorkspaceManager, InitIsIdempotentAndFinalizeIsSafeTwice) {
+  sdma::SdmaWorkspaceManager m;
+  EXPECT_EQ(m.GetWorkspaceAddr(), nullptr);
+  ASSERT_TRUE(m.Init()) << m.LastError();
+  void* first = m.GetWorkspaceAddr();
+  EXPECT_NE(first, nullptr);
+  EXPECT_TRUE(m.Init());
+  EXPECT_EQ(m.GetWorkspaceAddr(), first);
+  m.Finalize();
+  EXPECT_EQ(m.GetWorkspaceAddr(), nullptr);
+  m.Finalize();
+  EXPECT_EQ(m.GetWorkspaceAddr(), nullptr);
+  EXPECT_TRUE(m.Init()) << m.LastError();  // usable again
+  EXPECT_NE(m.GetWorkspaceAddr(), nullptr);
+}
+}  // namespace
