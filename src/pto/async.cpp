@@ -206,8 +206,10 @@ std::uint64_t submit(const AsyncSession& s, const Transfer& t) {
   Completion why = Completion::Done;
   std::uint64_t seq = post(g, Op{dst, src, t.bytes, signal, t.signal_value, t.signal_add}, t.defer, why);
   if (seq == 0)
-    return reject(s, t.call, "waiting for room in the queues (64 operations in flight): %s%s%s", to_text(why),
-                  why == Completion::PeerFailed ? ": " : "", why == Completion::PeerFailed ? job_failure().c_str() : "");
+    return reject(s, t.call, "%s%s%s while waiting for room in the queues of channel group %u (at most %d operations "
+                  "in flight, %u entries per queue); the operation was not submitted", to_text(why),
+                  why == Completion::PeerFailed ? ": " : "", why == Completion::PeerFailed ? job_failure().c_str() : "",
+                  s.channelGroup(), transport::dma::kMaxOutstanding, transport::dma::kRingEntries);
   return seq;
 }
 
