@@ -43,6 +43,51 @@ TEST(AsyncInvalid, RejectedOperationsReturnHandleZeroWithAReason) {
   EXPECT_TRUE(Refused(stack_remote, "shmem_ptr"));
   barrier();
 }
+// Flat contiguous 1-D: at most one dimension above 1, with stride 1; the
+// strides of dimensions of extent 1 are never used.
+TEST(AsyncInvalid, WhichTensorsAreFlatContiguous1D) {
+  float* p = nullptr;
+  auto is_flat = [&](Shape5 shape, Stride5 stride) { return GT<float>(p, shape, stride).IsFlat1D(); };
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 1, 1, 1000), Stride5(1, 1, 1, 1, 1)));
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 1, 1, 1000), Stride5(1000, 1000, 1000, 1000, 1)));
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 1, 1, 1000), Stride5(0, 7, 123456, 3, 1)));
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 1000, 1, 1), Stride5(9, 9, 1, 9, 9)));
+  EXPECT_TRUE(is_flat(Shape5(1000, 1, 1, 1, 1), Stride5(1, 1, 1, 1, 1)));
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 1, 1, 1), Stride5(5, 4, 3, 2, 9)));  // one element: no stride is used
+  EXPECT_TRUE(is_flat(Shape5(1, 1, 0, 4, 8), Stride5(1, 1, 1, 1, 1)));  // no element
+  EXPECT_FALSE(is_flat(Shape5(1, 1, 2, 4, 128), Stride5(1024, 1024, 512, 128, 1)));  // packed, but 3-D
+  EXPECT_FALSE(is_flat(Shape5(1, 1, 1, 2, 500), Stride5(1000, 1000, 1000, 500, 1)));  // packed, but 2-D
+  EXPECT_FALSE(is_flat(Shape5(1, 1, 1, 1, 500), Stride5(1000, 1000, 1000, 1000, 2)));  // every other element
+  EXPECT_FALSE(is_flat(Shape5(1, 1, 1000, 1, 1), Stride5(1, 1, 2, 1, 1)));
+  EXPECT_FALSE(is_flat(Shape5(1, 1, 1, 1, -1), Stride5(1, 1, 1, 1, 1)));
+}
+
+// The seed's own flat form, shape (1,1,1,1,N) with unit strides, moves data
+// both ways; so does a flat tensor along another dimension.
+TEST(AsyncInvalid, UnitStridesAndOtherFlatDimensionsAreAccepted) {
+  constexpr int kN = 3001;
+  Sdma sdma;
+  Sym<std::int32_t> src(kN), got(kN), put(kN);
+  if (!src.ok() || !got.ok() || !put.ok()) return;
+  fill(src.get(), kN, me(), 14);
+  barrier();
+  run(1, [&](Report& rep) {
+    AsyncSession s;
+    KCHECK(rep, sdma_session(sdma.ws(), s), &s);
+    GT<std::int32_t> dst(got.get(), Shape5(1, 1, 1, 1, kN), Stride5(1, 1, 1, 1, 1));
+    GT<std::int32_t> remote(at(src.get(), right()), Shape5(1, 1, 1, 1, kN), Stride5(1, 1, 1, 1, 1));
+    AsyncEvent g = TGET_ASYNC(dst, remote, s);
+    GT<std::int32_t> local(src.get(), Shape5(1, 1, kN, 1, 1), Stride5(0, 0, 1, 0, 0));
+    GT<std::int32_t> remote_put(at(put.get(), right()), Shape5(1, 1, 1, kN, 1), Stride5(kN, kN, kN, 1, kN));
+    AsyncEvent p = TPUT_ASYNC(remote_put, local, s);
+    KCHECK(rep, g.valid() && p.valid() && p.Wait(s) && g.Test(s), &s);
+    KCHECK(rep, all_equal(got.get(), kN, pattern<std::int32_t>(right(), 14)), nullptr);
+  });
+  barrier();
+  EXPECT_TRUE(all_equal(put.get(), kN, pattern<std::int32_t>(left(), 14)));
+  barrier();
+}
+
 // ---- session rules --------------------------------------------------------------------
 
 TEST(AsyncSessionRules, BuildRefusesBadWorkspacesAndUnplacedScratch) {

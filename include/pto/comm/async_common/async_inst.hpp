@@ -11,9 +11,10 @@
 //   at once and returns one event for the batch. TPUT_ASYNC_DEFER and
 //   TPUT_ASYNC_SUBMIT are the same two steps under their other names.
 //
-// Operands: both tensors flat, contiguous, logically 1-D (dimensions 0-3 of
-// extent 1, packed strides), the same element type and layout (checked at
-// compile time), dst at least as long as src; bytes moved = src elements.
+// Operands: both tensors flat, contiguous, logically 1-D (at most one
+// dimension above 1, with stride 1: GlobalTensor::IsFlat1D), the same
+// element type and layout (checked at compile time), dst at least as long
+// as src; bytes moved = src elements.
 // SDMA: the remote tensor holds the peer buffer's address in this process
 // (shmem_ptr). URMA: it holds the symmetric address of this PE's own copy,
 // and the engine reaches the session's (or the operation's) peer.
@@ -61,8 +62,8 @@ std::uint64_t submit(Dst& dst, Src& src, const AsyncSession& session, const char
   if (!src.IsFlat1D() || !dst.IsFlat1D()) {
     std::string text = src.IsFlat1D() ? shape_text(dst) : shape_text(src);
     return tilecomm::async::reject(session, call,
-                                   "the %s tensor is not flat contiguous 1-D: %s; only dimension 4 may exceed 1 "
-                                   "and the strides must be packed",
+                                   "the %s tensor is not flat contiguous 1-D: %s; at most one dimension may "
+                                   "exceed 1, and its stride must be 1",
                                    src.IsFlat1D() ? "destination" : "source", text.c_str());
   }
   if (dst.Numel() < src.Numel())
