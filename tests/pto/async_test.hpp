@@ -97,6 +97,14 @@ inline ::testing::AssertionResult Refused(const Outcome& o, const char* needle) 
                                        << (o.ok ? "success" : "a refusal") << ", lastError \"" << o.error << "\"";
 }
 
+/// The call was refused with exactly `text` as its reason.
+inline ::testing::AssertionResult RefusedWith(const Outcome& o, const std::string& text) {
+  if (!o.ok && o.error == text) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "PE " << me() << ": expected a refusal with lastError \"" << text
+                                       << "\"; got " << (o.ok ? "success" : "a refusal") << ", lastError \""
+                                       << o.error << "\"";
+}
+
 /// This PE's SDMA workspace, for one test.
 struct Sdma {
   sdma::SdmaWorkspaceManager mgr;

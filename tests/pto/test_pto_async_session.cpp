@@ -165,6 +165,108 @@ TEST(AsyncSessionRules, ASessionBelongsToTheBlockThatBuiltIt) {
   barrier();
 }
 
+// A workspace's memory is unmapped by Finalize(): every call on a session
+// built on it is refused, naming the workspace, instead of touching it.
+TEST(AsyncSessionRules, ASessionOnAFinalizedWorkspaceIsRefusedNamingIt) {
+  constexpr std::size_t kN = 1024;
+  Sym<std::int32_t> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  fill(src.get(), kN, me(), 15);
+  barrier();
+  sdma::SdmaWorkspaceManager m;
+  ASSERT_TRUE(m.Init()) << m.LastError();
+  char ws[32];
+  snprintf(ws, sizeof ws, "%p", m.GetWorkspaceAddr());
+  Outcome get, wait, test, batch, quiet;
+  run(1, [&](Report& rep) {
+    AsyncSession s;
+    KCHECK(rep, sdma_session(static_cast<std::uint8_t*>(m.GetWorkspaceAddr()), s), &s);
+    auto d = flat(dst.get(), kN), r = flat(at(src.get(), right()), kN);
+    AsyncEvent e = TGET_ASYNC(d, r, s);
+    KCHECK(rep, e.valid() && e.Wait(s), &s);
+    KCHECK(rep, all_equal(dst.get(), kN, pattern<std::int32_t>(right(), 15)), nullptr);
+    m.Finalize();
+    get = outcome(TGET_ASYNC(d, r, s).valid(), s);
+    wait = outcome(e.Wait(s), s);
+    test = outcome(e.Test(s), s);
+    batch = outcome(SubmitAsyncPutBatch(s).valid(), s);
+    quiet = outcome(TQUIET(s), s);
+  });
+  const std::string why = std::string(": the session's workspace ") + ws + " (channel group 0) was finalized: its "
+                          "workspace manager's Finalize() or destructor freed it; build a new session on a live "
+                          "workspace";
+  EXPECT_TRUE(RefusedWith(get, "TGET_ASYNC" + why));
+  EXPECT_TRUE(RefusedWith(wait, "AsyncEvent::Wait" + why));
+  EXPECT_TRUE(RefusedWith(test, "AsyncEvent::Test" + why));
+  EXPECT_TRUE(RefusedWith(batch, "SubmitAsyncPutBatch" + why));
+  EXPECT_TRUE(RefusedWith(quiet, "AsyncEvent::Wait" + why));
+  barrier();
+}
+
+// An event is waited for with the session that issued it: another channel
+// group's session, or its own group rebuilt, is refused and both are named.
+TEST(AsyncSessionRules, AnEventWaitedWithAnotherSessionIsRefusedNamingBoth) {
+  constexpr std::size_t kN = 2048;
+  Sdma sdma;
+  Sym<std::int32_t> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  fill(src.get(), kN, me(), 16);
+  barrier();
+  Outcome other_wait, other_test, rebuilt_wait;
+  std::uint64_t handle = 0, issuer = 0, other = 0, rebuilt = 0;
+  run(1, [&](Report& rep) {
+    AsyncSession a, b, again;
+    KCHECK(rep, sdma_session(sdma.ws(), a, {sdma::kDefaultSdmaBlockBytes, 0, 1}, 0), &a);
+    KCHECK(rep, sdma_session(sdma.ws(), b, {sdma::kDefaultSdmaBlockBytes, 0, 1}, 1), &b);
+    auto d = flat(dst.get(), kN), r = flat(at(src.get(), right()), kN);
+    AsyncEvent e = TGET_ASYNC(d, r, a);
+    other_wait = outcome(e.Wait(b), b);
+    other_test = outcome(e.Test(b), b);
+    KCHECK(rep, e.valid() && e.Wait(a) && e.Test(a), &a);
+    KCHECK(rep, all_equal(dst.get(), kN, pattern<std::int32_t>(right(), 16)), nullptr);
+    KCHECK(rep, sdma_session(sdma.ws(), again, {sdma::kDefaultSdmaBlockBytes, 0, 1}, 0), &again);
+    rebuilt_wait = outcome(e.Wait(again), again);
+    handle = e.handle, issuer = a.id(), other = b.id(), rebuilt = again.id();
+  });
+  auto text = [&](const char* call, std::uint64_t waiter, int group) {
+    return std::string(call) + ": event " + std::to_string(handle) + " was issued by session #" +
+           std::to_string(issuer) + ", not by this session #" + std::to_string(waiter) + " (channel group " +
+           std::to_string(group) + "): wait for an event with the session that issued it";
+  };
+  EXPECT_EQ(handle, 1u);
+  EXPECT_NE(issuer, other);
+  EXPECT_TRUE(RefusedWith(other_wait, text("AsyncEvent::Wait", other, 1)));
+  EXPECT_TRUE(RefusedWith(other_test, text("AsyncEvent::Test", other, 1)));
+  EXPECT_TRUE(RefusedWith(rebuilt_wait, text("AsyncEvent::Wait", rebuilt, 0)));
+  barrier();
+}
+
+// A session keeps the identity of the thread that built it, never reused:
+// a later thread (which may get the ended thread's stack and thread-local
+// storage) is another thread.
+TEST(AsyncSessionRules, ASessionOfAThreadThatEndedIsRefusedOnALaterThread) {
+  constexpr std::size_t kN = 256;
+  Sdma sdma;
+  Sym<std::int32_t> src(kN), dst(kN);
+  if (!src.ok() || !dst.ok()) return;
+  barrier();
+  AsyncSession of_ended_thread;
+  Outcome built, reused;
+  run(2, [&](Report&) {
+    if (GetBlockIdx() == 1) built = outcome(sdma_session(sdma.ws(), of_ended_thread), of_ended_thread);
+  });
+  run(2, [&](Report&) {
+    if (GetBlockIdx() != 1) return;
+    auto d = flat(dst.get(), kN), r = flat(at(src.get(), right()), kN);
+    reused = outcome(TGET_ASYNC(d, r, of_ended_thread).valid(), of_ended_thread);
+  });
+  EXPECT_TRUE(built.ok) << built.error;
+  EXPECT_TRUE(RefusedWith(reused, "TGET_ASYNC: the session belongs to the thread (kernel block) that built it; this "
+                                  "call comes from another thread: build one session per block, on its own channel "
+                                  "group"));
+  barrier();
+}
+
 // URMA: the window holds [src | from_right | from_left | put_in]; the remote
 // side of an operation is the symmetric address of this PE's own copy.
 TEST(AsyncSessionRules, UrmaBoundAndPerOperationPeers) {

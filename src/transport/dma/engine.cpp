@@ -19,12 +19,13 @@ constexpr int kIdleSpins = 2000;              // empty passes before sleeping, w
 constexpr int kIdleYields = 64;               // ... when the PE's threads share one CPU: yield instead
 }  // namespace
 
+// Never destroyed: workspace managers at namespace scope finalize during
+// static destruction, in any order with this object. shmem_finalize stops
+// the threads (quiesce); at exit without it they end with the process.
 Engine& Engine::instance() {
-  static Engine engine;
-  return engine;
+  static Engine* engine = new Engine;
+  return *engine;
 }
-
-Engine::~Engine() { stop(); }
 
 void Engine::attach(Workspace* ws) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -39,9 +39,8 @@ namespace tilecomm::transport::dma {
 
 class Engine {
  public:
-  /// The process's engine; its threads start at the first attach.
+  /// The process's engine, never destroyed; its threads start at the first attach.
   static Engine& instance();
-  ~Engine();
 
   void attach(Workspace* ws);
   void detach(Workspace* ws);
