@@ -16,7 +16,7 @@ using transport::dma::EngineKind;
 using transport::dma::Workspace;
 
 constexpr std::uint64_t kSlots = 64;  // the engine's limit of attached workspaces
-// A workspace's id is (serial << 6) | slot; slot ids are 0 while free.
+// A workspace's id is serial * kSlots + slot, never reused; a free slot's id is 0.
 constinit std::mutex g_mutex;
 constinit Workspace* g_live[kSlots] = {};
 constinit std::atomic<std::uint64_t> g_ids[kSlots] = {};
@@ -80,7 +80,7 @@ void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t wi
   for (std::uint64_t s = 0; s < kSlots; ++s) {
     if (g_live[s]) continue;
     g_live[s] = ws;
-    g_ids[s].store((++g_serial << 6) | s, std::memory_order_release);
+    g_ids[s].store(++g_serial * kSlots + s, std::memory_order_release);
     error.clear();
     return ws;
   }

@@ -13,7 +13,6 @@
 
 namespace tilecomm::transport::dma {
 namespace {
-constexpr int kMaxThreads = 16;  // = the mask bits of the hold word
 constexpr long kSleepNs = 200 * 1000 * 1000;  // re-check stop_ this often while asleep
 constexpr int kIdleSpins = 2000;              // empty passes before sleeping, with CPUs to spare
 constexpr int kIdleYields = 64;               // ... when the PE's threads share one CPU: yield instead

@@ -22,9 +22,10 @@
 // anything. hold() returns once every thread has done so (or raises a
 // tilecomm::Error after TILECOMM_TIMEOUT). Tests use it to put the engine in
 // a known state (nothing runs; one queue's thread runs and another does
-// not) without depending on timing. The hold word is read only on the way
-// to sleep, never on a pass that finds work, so it costs the copy path
-// nothing.
+// not) without depending on timing. A Signal entry waiting for a parked
+// thread's queue keeps its own thread from parking (hold() then times
+// out): hold both. The hold word is read only on the way to sleep, never
+// on a pass that finds work, so it costs the copy path nothing.
 #pragma once
 
 #include <atomic>
@@ -61,6 +62,7 @@ class Engine {
 
  private:
   static constexpr int kMaxWorkspaces = 64;
+  static constexpr int kMaxThreads = 16;  // TILECOMM_SDMA_THREADS; also the mask bits of hold_
   Engine() = default;
   void run(int index);
   void scan(int me, int n, bool& worked, bool& blocked);
@@ -75,9 +77,10 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::atomic<std::uint32_t> bell_{0};
   std::atomic<std::uint32_t> sleepers_{0};
-  // NOTE [engine hold]: generation << 16 | mask of held threads (kMaxThreads = 16).
+  // NOTE [engine hold]: generation << 16 | mask of held threads.
   std::atomic<std::uint32_t> hold_{0};
-  std::atomic<std::uint32_t> parked_[16] = {};  // the hold word thread i is parked under; 0 = running
+  std::atomic<std::uint32_t> parked_[kMaxThreads] = {};  // the hold word thread i is parked under; 0 = running
+  static_assert(kMaxThreads <= 16, "the hold word has 16 mask bits");
 };
 
 }  // namespace tilecomm::transport::dma
