@@ -5,6 +5,7 @@
 #include <pto/comm/async_common/async_types.hpp>
 #include <pto/kernel.hpp>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstring>
 #include <string>
@@ -30,10 +31,16 @@ using transport::dma::publish;
 using transport::dma::to_text;
 using transport::dma::wait_complete;
 
-thread_local std::string t_error;  // for sessions that are not built
-thread_local char t_token;         // this thread's identity for the session ownership check
+thread_local std::string t_error;  // for sessions that are not built or whose workspace is gone
+thread_local std::uint64_t t_thread = 0;    // this thread's identity for the session ownership check
+std::atomic<std::uint64_t> g_threads{0};   // ... handed out once each: a later thread never gets an old one
+std::atomic<std::uint64_t> g_sessions{0};  // AsyncSession::id()
 
-ChannelGroup* group_of(const AsyncSession& s) { return static_cast<ChannelGroup*>(s.group_); }
+/// The session's channel group, or nullptr if it is not built or its
+/// workspace was finalized (the group's memory is unmapped then).
+ChannelGroup* group_of(const AsyncSession& s) {
+  return s.group_ && workspace_alive(s.workspace_id_) ? static_cast<ChannelGroup*>(s.group_) : nullptr;
+}
 
 void vset_error(const AsyncSession& s, const char* call, const char* fmt, va_list ap) {
   std::string msg = std::string(call) + ": " + vstrprintf(fmt, ap);
@@ -45,7 +52,10 @@ void vset_error(const AsyncSession& s, const char* call, const char* fmt, va_lis
 /// A session belongs to the thread (block) that built it: a call from any
 /// other thread is refused. This is the seed's rule "do not use one session
 /// from several execution flows", made deterministic to detect.
-std::uint64_t my_token() { return reinterpret_cast<std::uint64_t>(&t_token); }
+std::uint64_t my_token() {
+  if (t_thread == 0) t_thread = g_threads.fetch_add(1, std::memory_order_relaxed) + 1;
+  return t_thread;
+}
 bool owned(const ChannelGroup& g) { return g.owner.load(std::memory_order_relaxed) == my_token(); }
 const char* kForeign = "the session belongs to the thread (kernel block) that built it; this call comes from another "
                        "thread: build one session per block, on its own channel group";
@@ -64,6 +74,30 @@ std::uint64_t reject(const AsyncSession& s, const char* call, const char* fmt, .
   return 0;
 }
 
+namespace {
+/// The channel group of a session the calling thread may use, or nullptr
+/// with the reason recorded.
+ChannelGroup* usable(const AsyncSession& s, const char* call) {
+  if (!s.group_) return reject(s, call, "the session is not built (BuildAsyncSession was not called or returned false)"), nullptr;
+  if (!workspace_alive(s.workspace_id_))
+    return reject(s, call, "the session's workspace %p (channel group %u) was finalized: its workspace manager's "
+                  "Finalize() or destructor freed it; build a new session on a live workspace", s.workspace_,
+                  s.group_idx_), nullptr;
+  auto* g = static_cast<ChannelGroup*>(s.group_);
+  if (!owned(*g)) return reject(s, call, "%s", kForeign), nullptr;
+  return g;
+}
+
+/// Whether the event of session `issuer` may be waited for with `s`.
+bool same_session(const AsyncSession& s, const char* call, std::uint64_t handle, std::uint64_t issuer) {
+  if (issuer == 0 || issuer == s.id()) return true;
+  return reject(s, call, "event %llu was issued by session #%llu, not by this session #%llu (channel group %u): "
+                "wait for an event with the session that issued it", static_cast<unsigned long long>(handle),
+                static_cast<unsigned long long>(issuer), static_cast<unsigned long long>(s.id()), s.channelGroup()),
+         false;
+}
+}  // namespace
+
 const char* last_error(const AsyncSession& s) {
   if (ChannelGroup* g = group_of(s)) return g->error;
   return t_error.c_str();
@@ -74,7 +108,8 @@ bool build_session(AsyncSession& s, const BuildArgs& a) {
   const char* call = "BuildAsyncSession";
   const bool sdma = a.engine == DmaEngine::SDMA;
   if (!runtime_ready()) return reject(s, call, "shmem is not initialized (call shmem_init before launching kernels)");
-  Workspace* ws = find_workspace(a.workspace);
+  const LiveWorkspace live = find_workspace(a.workspace);
+  Workspace* ws = live.ws;
   if (!ws)
     return reject(s, call, "workspace %p is not a live workspace of this PE: pass GetWorkspaceAddr() of an %s that "
                   "Init() succeeded on and that is not finalized", a.workspace,
@@ -125,6 +160,8 @@ bool build_session(AsyncSession& s, const BuildArgs& a) {
   s.sync_id_ = a.sync_id;
   s.scratch_ = a.scratch;
   s.comm_block_offset_ = a.comm_block_offset;
+  s.id_ = g_sessions.fetch_add(1, std::memory_order_relaxed) + 1;
+  s.workspace_id_ = live.id;
   return true;
 }
 
@@ -179,10 +216,9 @@ bool local_ok(const AsyncSession& s, const Transfer& t, const void* addr, std::s
 }  // namespace
 
 std::uint64_t submit(const AsyncSession& s, const Transfer& t) {
-  ChannelGroup* gp = group_of(s);
-  if (!gp) return reject(s, t.call, "the session is not built (BuildAsyncSession was not called or returned false)");
+  ChannelGroup* gp = usable(s, t.call);
+  if (!gp) return 0;
   ChannelGroup& g = *gp;
-  if (!owned(g)) return reject(s, t.call, "%s", kForeign);
   if (!runtime_ready()) return reject(s, t.call, "shmem is finalized");
   if (job_failed()) return reject(s, t.call, "the job failed: %s", job_failure().c_str());
   if (!t.dst || !t.src) return reject(s, t.call, "the %s address is null", t.dst ? "source" : "destination");
@@ -206,15 +242,16 @@ std::uint64_t submit(const AsyncSession& s, const Transfer& t) {
   Completion why = Completion::Done;
   std::uint64_t seq = post(g, Op{dst, src, t.bytes, signal, t.signal_value, t.signal_add}, t.defer, why);
   if (seq == 0)
-    return reject(s, t.call, "waiting for room in the queues (64 operations in flight): %s%s%s", to_text(why),
-                  why == Completion::PeerFailed ? ": " : "", why == Completion::PeerFailed ? job_failure().c_str() : "");
+    return reject(s, t.call, "%s%s%s while waiting for room in the queues of channel group %u (at most %d operations "
+                  "in flight, %u entries per queue); the operation was not submitted", to_text(why),
+                  why == Completion::PeerFailed ? ": " : "", why == Completion::PeerFailed ? job_failure().c_str() : "",
+                  s.channelGroup(), transport::dma::kMaxOutstanding, transport::dma::kRingEntries);
   return seq;
 }
 
 std::uint64_t submit_batch(const AsyncSession& s) {
-  ChannelGroup* g = group_of(s);
-  if (!g) return reject(s, "SubmitAsyncPutBatch", "the session is not built");
-  if (!owned(*g)) return reject(s, "SubmitAsyncPutBatch", "%s", kForeign);
+  ChannelGroup* g = usable(s, "SubmitAsyncPutBatch");
+  if (!g) return 0;
   if (g->issued == g->published)
     return reject(s, "SubmitAsyncPutBatch", "no deferred put is staged on this session (TPUT_ASYNC with "
                   "AsyncPutMode::DEFER stages one)");
@@ -222,12 +259,11 @@ std::uint64_t submit_batch(const AsyncSession& s) {
   return g->issued;
 }
 
-bool wait(const AsyncSession& s, std::uint64_t handle) {
+bool wait(const AsyncSession& s, std::uint64_t handle, std::uint64_t issuer) {
   if (handle == 0) return true;  // an invalid event: nothing to wait for (see lastError())
-  ChannelGroup* gp = group_of(s);
-  if (!gp) return reject(s, "AsyncEvent::Wait", "the session is not built"), false;
+  ChannelGroup* gp = usable(s, "AsyncEvent::Wait");
+  if (!gp || !same_session(s, "AsyncEvent::Wait", handle, issuer)) return false;
   ChannelGroup& g = *gp;
-  if (!owned(g)) return reject(s, "AsyncEvent::Wait", "%s", kForeign), false;
   if (handle != UINT64_MAX && handle > g.issued)
     return reject(s, "AsyncEvent::Wait", "event %llu was not issued on this session (channel group %u has issued "
                   "%llu operations); was the session rebuilt on another group?",
@@ -249,12 +285,11 @@ bool wait(const AsyncSession& s, std::uint64_t handle) {
   return true;
 }
 
-bool test(const AsyncSession& s, std::uint64_t handle) {
+bool test(const AsyncSession& s, std::uint64_t handle, std::uint64_t issuer) {
   if (handle == 0) return true;
-  ChannelGroup* gp = group_of(s);
-  if (!gp) return reject(s, "AsyncEvent::Test", "the session is not built"), false;
+  ChannelGroup* gp = usable(s, "AsyncEvent::Test");
+  if (!gp || !same_session(s, "AsyncEvent::Test", handle, issuer)) return false;
   ChannelGroup& g = *gp;
-  if (!owned(g)) return reject(s, "AsyncEvent::Test", "%s", kForeign), false;
   if (handle > g.issued)
     return reject(s, "AsyncEvent::Test", "event %llu was not issued on this session (issued %llu)",
                   static_cast<unsigned long long>(handle), static_cast<unsigned long long>(g.issued)), false;

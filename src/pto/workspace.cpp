@@ -1,9 +1,8 @@
 // DMA workspaces: creation, the registry of live ones, destruction.
 #include <pto/comm/async/urma/urma_workspace_manager.hpp>
 
-#include <algorithm>
+#include <atomic>
 #include <mutex>
-#include <vector>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -16,18 +15,27 @@ namespace {
 using transport::dma::EngineKind;
 using transport::dma::Workspace;
 
-std::mutex g_mutex;
-std::vector<Workspace*> g_live;
+constexpr std::uint64_t kSlots = 64;  // the engine's limit of attached workspaces
+// A workspace's id is serial * kSlots + slot, never reused; a free slot's id is 0.
+constinit std::mutex g_mutex;
+constinit Workspace* g_live[kSlots] = {};
+constinit std::atomic<std::uint64_t> g_ids[kSlots] = {};
+constinit std::uint64_t g_serial = 0;
 
 bool runtime_ready() {
   return shmem::g_state.load() == static_cast<int>(shmem::State::Ready) && shmem::g_runtime != nullptr;
 }
 }  // namespace
 
-Workspace* find_workspace(const void* p) {
+LiveWorkspace find_workspace(const void* p) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = std::find(g_live.begin(), g_live.end(), p);
-  return it == g_live.end() ? nullptr : *it;
+  for (std::uint64_t s = 0; s < kSlots; ++s)
+    if (p && g_live[s] == p) return {g_live[s], g_ids[s].load(std::memory_order_relaxed)};
+  return {};
+}
+
+bool workspace_alive(std::uint64_t id) {
+  return id != 0 && g_ids[id % kSlots].load(std::memory_order_acquire) == id;
 }
 
 std::string check_urma_ranks(std::uint32_t rank_id, std::uint32_t rank_count) {
@@ -69,18 +77,30 @@ void* create_workspace(pto::comm::DmaEngine kind, void* window, std::uint64_t wi
   ws->window = reinterpret_cast<std::uintptr_t>(window);
   ws->window_bytes = window_bytes;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_live.push_back(ws);
-  error.clear();
-  return ws;
+  for (std::uint64_t s = 0; s < kSlots; ++s) {
+    if (g_live[s]) continue;
+    g_live[s] = ws;
+    g_ids[s].store(++g_serial * kSlots + s, std::memory_order_release);
+    error.clear();
+    return ws;
+  }
+  Workspace::destroy(ws);  // not reached: the engine refuses more than kSlots workspaces first
+  error = strprintf("%s: %llu workspaces are alive; Finalize() one first", who, static_cast<unsigned long long>(kSlots));
+  return nullptr;
 }
 
 void destroy_workspace(void* p) {
-  Workspace* ws = find_workspace(p);
-  if (!ws) return;
+  Workspace* ws = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    g_live.erase(std::find(g_live.begin(), g_live.end(), ws));
+    for (std::uint64_t s = 0; s < kSlots; ++s) {
+      if (!p || g_live[s] != p) continue;
+      ws = g_live[s];
+      g_live[s] = nullptr;
+      g_ids[s].store(0, std::memory_order_release);  // sessions on it are refused from now on
+    }
   }
+  if (!ws) return;
   if (!Workspace::destroy(ws))
     TC_LOG(Warn, "pto", "workspace %p freed with operations unfinished (the job failed or TILECOMM_TIMEOUT passed)", p);
 }

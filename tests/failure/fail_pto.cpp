@@ -136,14 +136,18 @@ int wait_after_peer_killed() {
 
 /// PE 1 dies by SIGKILL right after a barrier; PE 0, inside a kernel, waits
 /// with TWAIT for a signal nobody sets. The TWAIT must throw (and launch
-/// report it) naming TWAIT, the signal, the expected and the seen value and
-/// the failure, instead of waiting forever.
+/// report it) with exactly the expected text: TWAIT, the signal, its shape,
+/// the expected and the seen value, and the failure, which the rendezvous
+/// server (PE 1's connection closed) or tcrun (PE 1's exit status) reports,
+/// whichever is first.
 int twait_after_peer_killed() {
   shmem_init();
   const int me = shmem_my_pe();
   if (shmem_n_pes() != 2) unexpected("this scenario runs on exactly 2 PEs");
-  auto* flag = static_cast<std::int32_t*>(shmem_calloc(1, sizeof(std::int32_t)));
+  auto* flag = static_cast<std::int32_t*>(shmem_calloc(2, sizeof(std::int32_t)));
   if (!flag) unexpected("symmetric allocation failed");
+  std::int32_t* pid1 = flag + 1;  // PE 1's pid, for PE 0's expected text
+  if (me == 1) shmem_int_p(pid1, static_cast<int>(getpid()), 0);
   shmem_barrier_all();
   if (me == 1) {
     raise(SIGKILL);
@@ -159,8 +163,18 @@ int twait_after_peer_killed() {
     error = e.what();
   }
   say("helper: launch reported: %s\n", error.c_str());
-  for (const char* needle : {"TWAIT", "7", "failed", "PE 1"})
-    if (error.find(needle) == std::string::npos) unexpected(std::string("the error does not name ") + needle);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char head[512];
+  snprintf(head, sizeof head, "kernel failed in block 0 of 1: TWAIT: the signal at %p (shape (1,1,1,1,1) stride "
+           "(1,1,1,1,1)) is waited on until every element is == 7 (WaitCmp::EQ); element [0,0,0,0,0] at %p is still "
+           "0; leaving the wait because the job failed: PE 1 (pid %d", static_cast<void*>(flag),
+           static_cast<void*>(flag), *pid1);
+  const std::string by_server = std::string(head) + " on " + host +
+                                ") left the job without shmem_finalize (it exited or was killed)";
+  const std::string by_tcrun = std::string(head) + ") was killed by signal 9 (Killed)";
+  if (error != by_server && error != by_tcrun)
+    unexpected("the error is not the expected text:\n  " + by_server + "\nor\n  " + by_tcrun);
   say("TWAIT-FAILED-OK\n");
   fflush(stderr);
   _exit(kWaitFailedOk);

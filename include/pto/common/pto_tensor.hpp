@@ -86,12 +86,21 @@ class GlobalTensor {
     for (int d = 0; d < 5; ++d) n *= static_cast<std::size_t>(shape_[d] < 0 ? 0 : shape_[d]);
     return n;
   }
-  /// Flat, contiguous, logically one-dimensional: dimensions 0-3 are 1 and
-  /// the strides are packed (stride4 = 1, stride3 = d4, stride2 = d3*stride3, ...).
+  /// Flat, contiguous, logically one-dimensional: at most one dimension
+  /// has an extent above 1, and its stride is 1. The stride of a dimension
+  /// of extent 1 is never used, so it may be anything: (1,1,1,1,N) with
+  /// strides (1,1,1,1,1) or (N,N,N,N,1), and (1,1,N,1,1) with stride 1 in
+  /// dimension 2, are all the same N contiguous elements. A tensor with no
+  /// element (an extent of 0) is flat. Not flat: two dimensions above 1 even
+  /// when packed (a 2-D block), or the one such dimension with stride != 1.
   bool IsFlat1D() const {
-    return shape_[0] == 1 && shape_[1] == 1 && shape_[2] == 1 && shape_[3] == 1 && shape_[4] >= 0 &&
-           stride_[4] == 1 && stride_[3] == shape_[4] && stride_[2] == shape_[3] * stride_[3] &&
-           stride_[1] == shape_[2] * stride_[2] && stride_[0] == shape_[1] * stride_[1];
+    for (int d = 0; d < 5; ++d)
+      if (shape_[d] < 0) return false;
+    if (Numel() == 0) return true;
+    int wide = 0;
+    for (int d = 0; d < 5; ++d)
+      if (shape_[d] > 1 && (++wide > 1 || stride_[d] != 1)) return false;
+    return true;
   }
 
  private:

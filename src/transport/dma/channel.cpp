@@ -11,25 +11,30 @@ namespace tilecomm::transport::dma {
 namespace {
 constexpr long kSleepNs = 20 * 1000 * 1000;  // waiters re-check failure and timeout this often
 
-/// Appends an entry to queue q, handing staged entries over while the ring is full.
-bool push(ChannelGroup& g, std::uint32_t q, const Entry& e, Completion& why) {
+/// Waits until queue q has room for `need` more entries, handing the staged
+/// entries of every queue to the engine while it is full; false and `why`
+/// if that wait ends because the job failed or timed out.
+bool room(ChannelGroup& g, std::uint32_t q, std::uint32_t need, Completion& why) {
   Queue& Q = g.queues[q];
-  if (Q.staged - Q.head_seen >= kRingEntries) Q.head_seen = Q.head.load(std::memory_order_acquire);
-  if (Q.staged - Q.head_seen >= kRingEntries) {
-    for (std::uint32_t i = 0; i < g.queue_num(); ++i)
-      g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
-    Engine::instance().doorbell();
-    WaitStatus st = wait_for([&] {
-      return Q.staged - (Q.head_seen = Q.head.load(std::memory_order_acquire)) < kRingEntries;
-    });
-    if (st != WaitStatus::Done) {
-      why = st == WaitStatus::TimedOut ? Completion::TimedOut : Completion::PeerFailed;
-      return false;
-    }
-  }
+  auto fits = [&] { return Q.staged + need - Q.head_seen <= kRingEntries; };
+  if (fits()) return true;
+  Q.head_seen = Q.head.load(std::memory_order_acquire);
+  if (fits()) return true;
+  for (std::uint32_t i = 0; i < g.queue_num(); ++i)
+    g.queues[i].tail.store(g.queues[i].staged, std::memory_order_release);
+  Engine::instance().doorbell();
+  WaitStatus st = wait_for([&] {
+    Q.head_seen = Q.head.load(std::memory_order_acquire);
+    return fits();
+  });
+  if (st == WaitStatus::Done) return true;
+  why = st == WaitStatus::TimedOut ? Completion::TimedOut : Completion::PeerFailed;
+  return false;
+}
+
+void stage(Queue& Q, const Entry& e) {
   Q.ring[Q.staged % kRingEntries] = e;
   ++Q.staged;
-  return true;
 }
 }  // namespace
 
@@ -86,18 +91,35 @@ std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
       g.completed_seen = seq - kMaxOutstanding;
     }
   }
+  // Where this operation starts, to take back what the engine has not been
+  // given if a wait for room fails part-way.
+  std::uint64_t start[kMaxQueues];
+  for (std::uint32_t q = 0; q < g.queue_num(); ++q) start[q] = g.queues[q].staged;
+  const std::uint32_t first_queue = g.next_queue;
   bool ok = true;
   for (std::size_t off = 0; ok && off < op.bytes; off += g.block_bytes) {
     std::size_t len = std::min<std::size_t>(g.block_bytes, op.bytes - off);
-    ok = push(g, g.next_queue++ % g.queue_num(),
-              Entry{EntryOp::Copy, 0, seq, op.dst + off, op.src + off, len, nullptr, 0, 0}, why);
+    const std::uint32_t q = g.next_queue++ % g.queue_num();
+    if ((ok = room(g, q, 1, why)))
+      stage(g.queues[q], Entry{EntryOp::Copy, 0, seq, op.dst + off, op.src + off, len, nullptr, 0, 0});
+  }
+  // The Signal and the Flags go in together, once every queue has room for
+  // its share: an operation that fails has none of them in any ring, so its
+  // sequence number completes nothing when the next operation reuses it.
+  for (std::uint32_t q = 0; ok && q < g.queue_num(); ++q) ok = room(g, q, q == 0 && op.signal ? 2 : 1, why);
+  if (!ok) {
+    for (std::uint32_t q = 0; q < g.queue_num(); ++q) {
+      Queue& Q = g.queues[q];
+      Q.staged = std::max(start[q], Q.tail.load(std::memory_order_relaxed));
+    }
+    g.next_queue = first_queue;
+    return 0;
   }
   // The signal waits (in the engine) for every queue's payload of this operation.
-  if (ok && op.signal)
-    ok = push(g, 0, Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, 0}, why);
-  for (std::uint32_t q = 0; ok && q < g.queue_num(); ++q)
-    ok = push(g, q, Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0}, why);
-  if (!ok) return 0;
+  if (op.signal)
+    stage(g.queues[0], Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, 0});
+  for (std::uint32_t q = 0; q < g.queue_num(); ++q)
+    stage(g.queues[q], Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0});
   g.issued = seq;
   if (!defer) publish(g);
   return seq;

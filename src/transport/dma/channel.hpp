@@ -27,7 +27,10 @@ struct Op {
 /// Appends `op` as operation g.issued + 1 and returns its sequence number;
 /// publishes it unless `defer`. Waits while kMaxOutstanding operations are
 /// in flight or a ring is full; returns 0 and sets `why` if that wait ends
-/// because the job failed or timed out.
+/// because the job failed or timed out. A failed operation leaves no Signal
+/// and no Flag in any ring, and its entries that were not yet handed to the
+/// engine are taken back; Copy entries already handed over (a ring filled
+/// part-way) still run, before any later operation's entries of their queue.
 std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why);
 /// Makes every staged entry visible to the engine and rings its doorbell.
 void publish(ChannelGroup& g);

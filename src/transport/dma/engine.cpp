@@ -13,18 +13,18 @@
 
 namespace tilecomm::transport::dma {
 namespace {
-constexpr int kMaxThreads = 16;
 constexpr long kSleepNs = 200 * 1000 * 1000;  // re-check stop_ this often while asleep
 constexpr int kIdleSpins = 2000;              // empty passes before sleeping, with CPUs to spare
 constexpr int kIdleYields = 64;               // ... when the PE's threads share one CPU: yield instead
 }  // namespace
 
+// Never destroyed: workspace managers at namespace scope finalize during
+// static destruction, in any order with this object. shmem_finalize stops
+// the threads (quiesce); at exit without it they end with the process.
 Engine& Engine::instance() {
-  static Engine engine;
-  return engine;
+  static Engine* engine = new Engine;
+  return *engine;
 }
-
-Engine::~Engine() { stop(); }
 
 void Engine::attach(Workspace* ws) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -64,6 +64,7 @@ void Engine::stop() {
   if (threads_.empty()) return;
   stop_.store(true, std::memory_order_seq_cst);
   wake_engines();
+  futex_wake_all(&hold_);  // parked threads (NOTE [engine hold])
   for (auto& t : threads_) t.join();
   threads_.clear();
 }
@@ -77,6 +78,34 @@ void Engine::quiesce() {
         (void)wait_for([&] { return q.head.load(std::memory_order_acquire) == q.tail.load(std::memory_order_acquire); });
   }
   stop();
+}
+
+void Engine::hold(std::uint32_t mask) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::uint32_t word = (((hold_.load() >> 16) + 1) << 16) | (mask & 0xffffu);
+  hold_.store(word, std::memory_order_seq_cst);
+  futex_wake_all(&hold_);
+  wake_engines();
+  const int n = static_cast<int>(threads_.size());
+  WaitStatus st = wait_for([&] {
+    for (int i = 0; i < n; ++i)
+      if (parked_[i].load(std::memory_order_acquire) != ((mask >> i) & 1u ? word : 0u)) return false;
+    return true;
+  });
+  if (st != WaitStatus::Done)
+    raise(ErrorCode::Timeout, "SDMA engine: hold(0x%x): the engine threads did not %s: %s", mask,
+          mask ? "go idle and park" : "leave the hold", st == WaitStatus::TimedOut ? "TILECOMM_TIMEOUT passed" : "the job failed");
+}
+
+void Engine::park(int me, std::uint32_t word) {
+  parked_[me].store(word, std::memory_order_release);
+  for (;;) {
+    std::uint32_t now = hold_.load(std::memory_order_acquire);
+    if (!(now >> me & 1u) || stop_.load()) break;
+    if (now != word) parked_[me].store(word = now, std::memory_order_release);  // held again: stays parked
+    futex_wait(&hold_, now, kSleepNs);
+  }
+  parked_[me].store(0, std::memory_order_release);
 }
 
 void Engine::wake_engines() {
@@ -170,11 +199,17 @@ void Engine::run(int me) {
     }
     // Going to sleep: announce it, then look once more, so that a producer
     // either sees a sleeper (and rings) or its entries are found here.
+    // A hold (test hook) read here, before the last look, parks the thread
+    // once that look finds nothing: every entry published before hold() ran.
     idle = 0;
     std::uint32_t bell = bell_.load(std::memory_order_seq_cst);
+    const std::uint32_t held = hold_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     scan(me, n, worked, blocked);
-    if (!worked && !blocked && !stop_.load()) futex_wait(&bell_, bell, kSleepNs);
+    if (!worked && !blocked && !stop_.load()) {
+      if (held >> me & 1u) park(me, held);
+      else futex_wait(&bell_, bell, kSleepNs);
+    }
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }

@@ -14,6 +14,18 @@
 // - A Signal entry runs only when every queue of its group has completed the
 //   same operation's payload (their done >= seq), then sets or adds the
 //   int32 signal: the remote side sees the signal after the data.
+//
+// NOTE [engine hold, for tests] hold(mask) parks the engine threads whose
+// bit is set in `mask` and lets the others run; hold(0) releases them all.
+// A running thread in `mask` first runs every entry published before the
+// call, then parks; a parked thread in `mask` stays parked without running
+// anything. hold() returns once every thread has done so (or raises a
+// tilecomm::Error after TILECOMM_TIMEOUT). Tests use it to put the engine in
+// a known state (nothing runs; one queue's thread runs and another does
+// not) without depending on timing. A Signal entry waiting for a parked
+// thread's queue keeps its own thread from parking (hold() then times
+// out): hold both. The hold word is read only on the way to sleep, never
+// on a pass that finds work, so it costs the copy path nothing.
 #pragma once
 
 #include <atomic>
@@ -28,9 +40,8 @@ namespace tilecomm::transport::dma {
 
 class Engine {
  public:
-  /// The process's engine; its threads start at the first attach.
+  /// The process's engine, never destroyed; its threads start at the first attach.
   static Engine& instance();
-  ~Engine();
 
   void attach(Workspace* ws);
   void detach(Workspace* ws);
@@ -45,14 +56,19 @@ class Engine {
   /// shmem_finalize: runs every published entry to completion (unless the
   /// job failed), then stops the threads, before symmetric memory goes away.
   void quiesce();
+  /// Test hook (NOTE [engine hold]): parks the threads in `mask`, bit i =
+  /// thread i; 0 releases every thread.
+  void hold(std::uint32_t mask);
 
  private:
   static constexpr int kMaxWorkspaces = 64;
+  static constexpr int kMaxThreads = 16;  // TILECOMM_SDMA_THREADS; also the mask bits of hold_
   Engine() = default;
   void run(int index);
   void scan(int me, int n, bool& worked, bool& blocked);
   bool run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked);
   void wake_engines();
+  void park(int me, std::uint32_t word);
 
   std::mutex mutex_;  // attach/detach/start/stop
   std::atomic<Workspace*> spaces_[kMaxWorkspaces] = {};
@@ -61,6 +77,10 @@ class Engine {
   std::atomic<bool> stop_{false};
   std::atomic<std::uint32_t> bell_{0};
   std::atomic<std::uint32_t> sleepers_{0};
+  // NOTE [engine hold]: generation << 16 | mask of held threads.
+  std::atomic<std::uint32_t> hold_{0};
+  std::atomic<std::uint32_t> parked_[kMaxThreads] = {};  // the hold word thread i is parked under; 0 = running
+  static_assert(kMaxThreads <= 16, "the hold word has 16 mask bits");
 };
 
 }  // namespace tilecomm::transport::dma

@@ -11,9 +11,10 @@
 //   at once and returns one event for the batch. TPUT_ASYNC_DEFER and
 //   TPUT_ASYNC_SUBMIT are the same two steps under their other names.
 //
-// Operands: both tensors flat, contiguous, logically 1-D (dimensions 0-3 of
-// extent 1, packed strides), the same element type and layout (checked at
-// compile time), dst at least as long as src; bytes moved = src elements.
+// Operands: both tensors flat, contiguous, logically 1-D (at most one
+// dimension above 1, with stride 1: GlobalTensor::IsFlat1D), the same
+// element type and layout (checked at compile time), dst at least as long
+// as src; bytes moved = src elements.
 // SDMA: the remote tensor holds the peer buffer's address in this process
 // (shmem_ptr). URMA: it holds the symmetric address of this PE's own copy,
 // and the engine reaches the session's (or the operation's) peer.
@@ -48,6 +49,11 @@ void check_operand_types() {
   static_assert(Dst::layout == Src::layout, "asynchronous transfers need the same layout on both sides");
 }
 
+/// The event of operation `handle` of `session` (0: invalid).
+inline AsyncEvent event_of(std::uint64_t handle, const AsyncSession& session, DmaEngine engine) {
+  return {handle, engine, handle ? session.id() : 0};
+}
+
 /// Submits one transfer after checking the tensors; handle or 0.
 template <DmaEngine engine, class Dst, class Src>
 std::uint64_t submit(Dst& dst, Src& src, const AsyncSession& session, const char* call, bool remote_is_dst,
@@ -61,8 +67,8 @@ std::uint64_t submit(Dst& dst, Src& src, const AsyncSession& session, const char
   if (!src.IsFlat1D() || !dst.IsFlat1D()) {
     std::string text = src.IsFlat1D() ? shape_text(dst) : shape_text(src);
     return tilecomm::async::reject(session, call,
-                                   "the %s tensor is not flat contiguous 1-D: %s; only dimension 4 may exceed 1 "
-                                   "and the strides must be packed",
+                                   "the %s tensor is not flat contiguous 1-D: %s; at most one dimension may "
+                                   "exceed 1, and its stride must be 1",
                                    src.IsFlat1D() ? "destination" : "source", text.c_str());
   }
   if (dst.Numel() < src.Numel())
@@ -91,7 +97,8 @@ template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename G
 PTO_INST AsyncEvent TGET_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                WaitEvents&... events) {
   WaitAllEvents(events...);
-  return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false, -1, false), engine};
+  return detail::event_of(detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false, -1, false),
+                          session, engine);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
@@ -99,9 +106,9 @@ template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename G
 PTO_INST AsyncEvent TGET_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcGlobalData, const AsyncSession& session,
                                std::uint32_t peer, WaitEvents&... events) {
   WaitAllEvents(events...);
-  return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false,
-                                 static_cast<std::int32_t>(peer), false),
-          engine};
+  return detail::event_of(detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TGET_ASYNC", false,
+                                                 static_cast<std::int32_t>(peer), false),
+                          session, engine);
 }
 
 // ---- TPUT_ASYNC ------------------------------------------------------------------------
@@ -113,7 +120,7 @@ PTO_INST AsyncEvent TPUT_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcG
   WaitAllEvents(events...);
   std::uint64_t h = detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC", true, -1,
                                            mode == AsyncPutMode::DEFER);
-  return {mode == AsyncPutMode::DEFER ? 0 : h, engine};
+  return detail::event_of(mode == AsyncPutMode::DEFER ? 0 : h, session, engine);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
@@ -130,12 +137,12 @@ PTO_INST AsyncEvent TPUT_ASYNC(GlobalDstData& dstGlobalData, GlobalSrcData& srcG
   WaitAllEvents(events...);
   std::uint64_t h = detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC", true,
                                            static_cast<std::int32_t>(peer), mode == AsyncPutMode::DEFER);
-  return {mode == AsyncPutMode::DEFER ? 0 : h, engine};
+  return detail::event_of(mode == AsyncPutMode::DEFER ? 0 : h, session, engine);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA>
 PTO_INTERNAL AsyncEvent SubmitAsyncPutBatch(const AsyncSession& session) {
-  return {tilecomm::async::submit_batch(session), engine};
+  return detail::event_of(tilecomm::async::submit_batch(session), session, engine);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData>
@@ -158,10 +165,10 @@ PTO_INST AsyncEvent TPUT_ASYNC_NOTIFY(GlobalDstData& dstGlobalData, GlobalSrcDat
                                       const AsyncSession& session, std::uint32_t peer, WaitEvents&... events) {
   static_assert(std::is_same_v<typename GlobalSignalData::RawDType, std::int32_t>, "signals are int32_t");
   WaitAllEvents(events...);
-  return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true,
-                                 static_cast<std::int32_t>(peer), false, dstSignalData.data(), signalValue,
-                                 notifyOp == NotifyOp::AtomicAdd),
-          engine};
+  return detail::event_of(detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true,
+                                                 static_cast<std::int32_t>(peer), false, dstSignalData.data(),
+                                                 signalValue, notifyOp == NotifyOp::AtomicAdd),
+                          session, engine);
 }
 
 template <DmaEngine engine = DmaEngine::SDMA, typename GlobalDstData, typename GlobalSrcData,
@@ -171,13 +178,14 @@ PTO_INST AsyncEvent TPUT_ASYNC_NOTIFY(GlobalDstData& dstGlobalData, GlobalSrcDat
                                       const AsyncSession& session, WaitEvents&... events) {
   static_assert(std::is_same_v<typename GlobalSignalData::RawDType, std::int32_t>, "signals are int32_t");
   WaitAllEvents(events...);
-  return {detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true, -1, false,
-                                 dstSignalData.data(), signalValue, notifyOp == NotifyOp::AtomicAdd),
-          engine};
+  return detail::event_of(detail::submit<engine>(dstGlobalData, srcGlobalData, session, "TPUT_ASYNC_NOTIFY", true,
+                                                 -1, false, dstSignalData.data(), signalValue,
+                                                 notifyOp == NotifyOp::AtomicAdd),
+                          session, engine);
 }
 
 /// Quiet on a session (tilecomm extension): every operation of the session
 /// is complete on return (true), or the session failed (false, see lastError()).
-PTO_INST bool TQUIET(const AsyncSession& session) { return tilecomm::async::wait(session, UINT64_MAX); }
+PTO_INST bool TQUIET(const AsyncSession& session) { return tilecomm::async::wait(session, UINT64_MAX, 0); }
 
 }  // namespace pto::comm

@@ -18,7 +18,11 @@
 // the reason is therefore kept in the session (session.lastError()) and
 // logged at warn level. Wait returns false when the job failed (a PE died)
 // while the session had operations outstanding, or TILECOMM_TIMEOUT passed;
-// lastError() then says why.
+// lastError() then says why. Wait and Test must be given the session that
+// issued the event: another session (another channel group, or the same
+// group rebuilt) returns false and names both. A session whose workspace
+// was finalized (its manager's Finalize() or destructor) is refused with an
+// error naming the workspace; it never touches the freed memory.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +62,7 @@ class AsyncSession;
 struct AsyncEvent {
   std::uint64_t handle = 0;  // 0: invalid (see session.lastError())
   DmaEngine engine = DmaEngine::SDMA;
+  std::uint64_t session = 0;  // AsyncSession::id() of the session that issued it
 
   bool valid() const { return handle != 0; }
   /// Quiet: returns when every operation of the session is complete.
@@ -73,6 +78,8 @@ class AsyncSession {
   DmaEngine engine() const { return engine_; }
   std::uint32_t channelGroup() const { return group_idx_; }
   std::uint32_t syncId() const { return sync_id_; }
+  /// Unique in the process for every successful BuildAsyncSession (0: not built).
+  std::uint64_t id() const { return id_; }
   /// Why the last call on this session failed, "" if it did not. For a
   /// session that could not be built: why BuildAsyncSession returned false.
   const char* lastError() const;
@@ -85,6 +92,8 @@ class AsyncSession {
   std::uint32_t sync_id_ = 0;
   void* scratch_ = nullptr;  // UB scratch: receives the completion records Wait/Test read
   std::uint64_t comm_block_offset_ = 0;
+  std::uint64_t id_ = 0;
+  std::uint64_t workspace_id_ = 0;  // the workspace registry's name for workspace_ (alive or finalized)
 };
 
 }  // namespace pto::comm
@@ -128,8 +137,9 @@ std::uint64_t submit(const AsyncSession& session, const Transfer& t);
 /// Hands the deferred operations of the session to the engine; returns the
 /// handle of the last one (0 and a reason on failure).
 std::uint64_t submit_batch(const AsyncSession& session);
-bool wait(const AsyncSession& session, std::uint64_t handle);
-bool test(const AsyncSession& session, std::uint64_t handle);
+/// `issuer`: the id() of the session the event came from, 0 = any (TQUIET).
+bool wait(const AsyncSession& session, std::uint64_t handle, std::uint64_t issuer);
+bool test(const AsyncSession& session, std::uint64_t handle, std::uint64_t issuer);
 /// Records why `call` returns an invalid event; logs it; returns 0.
 std::uint64_t reject(const AsyncSession& session, const char* call, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -138,7 +148,7 @@ const char* last_error(const AsyncSession& session);
 }  // namespace tilecomm::async
 
 namespace pto::comm {
-inline bool AsyncEvent::Wait(const AsyncSession& s) const { return tilecomm::async::wait(s, handle); }
-inline bool AsyncEvent::Test(const AsyncSession& s) const { return tilecomm::async::test(s, handle); }
+inline bool AsyncEvent::Wait(const AsyncSession& s) const { return tilecomm::async::wait(s, handle, session); }
+inline bool AsyncEvent::Test(const AsyncSession& s) const { return tilecomm::async::test(s, handle, session); }
 inline const char* AsyncSession::lastError() const { return tilecomm::async::last_error(*this); }
 }  // namespace pto::comm
