@@ -62,11 +62,37 @@ void parse(const char* var, const std::string& text, LogLevel& out) {
   bad(var, text, "one of error, warn, info, debug, trace");
 }
 
+constexpr const char* kSocNames[] = {"a2a3", "a5"};
+
+void parse(const char* var, const std::string& text, SocProfile& out) {
+  for (int i = 0; i < 2; ++i)
+    if (text == kSocNames[i]) return void(out = static_cast<SocProfile>(i));
+  bad(var, text, "a known profile: a2a3 or a5");
+}
+
+void parse(const char* var, const std::string& text, std::vector<TransportKind>& out) {
+  out.clear();
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = std::min(text.find(',', at), text.size());
+    std::string name = text.substr(at, end - at);
+    if (name == "mte" || name == "shm") out.push_back(TransportKind::Mte);
+    else if (name == "sdma") out.push_back(TransportKind::Sdma);
+    else bad(var, text, "a comma-separated list of transports of this build (mte, sdma) in priority order");
+    at = end + 1;
+  }
+}
+
 std::string show(std::size_t v) { return format_size(v); }
 std::string show(bool v) { return v ? "1" : "0"; }
 std::string show(double v) { return strprintf("%g", v); }
 std::string show(unsigned long long v) { return std::to_string(v); }
 std::string show(const std::string& v) { return v; }
+std::string show(SocProfile v) { return kSocNames[static_cast<int>(v)]; }
+std::string show(const std::vector<TransportKind>& v) {
+  std::string s;
+  for (TransportKind t : v) s += std::string(s.empty() ? "" : ",") + (t == TransportKind::Mte ? "mte" : "sdma");
+  return s;
+}
 std::string show(LogLevel v) {
   static const char* const kNames[] = {"error", "warn", "info", "debug", "trace"};
   return kNames[static_cast<int>(v)];

@@ -13,6 +13,10 @@
 namespace tilecomm {
 
 enum class LogLevel : int { Error = 0, Warn, Info, Debug, Trace };
+/// The accelerator profile kernels are sized for (TILECOMM_SOC).
+enum class SocProfile : int { A2A3 = 0, A5 };
+/// A transport that puts and gets may be routed to (TILECOMM_TRANSPORTS).
+enum class TransportKind : std::uint8_t { Mte = 0, Sdma };
 
 struct Config {
   using Size = std::size_t;
@@ -21,6 +25,8 @@ struct Config {
   using UInt = unsigned long long;  // distinct from Size (size_t)
   using String = std::string;
   using Level = LogLevel;
+  using Soc = SocProfile;
+  using Transports = std::vector<TransportKind>;  // priority order, never empty
 
 #define TC_CONFIG(member, type, var, def, help) type member{};
 #include "core/config_table.def"

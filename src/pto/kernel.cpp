@@ -78,9 +78,7 @@ const Block* current_block() noexcept { return t_block; }
 std::size_t ub_size() {
   const Config& cfg = process_config();
   if (cfg.ub_size != 0) return cfg.ub_size;
-  if (cfg.soc == "a2a3") return 192 * 1024;
-  if (cfg.soc == "a5") return 256 * 1024;
-  raise(ErrorCode::InvalidUsage, "TILECOMM_SOC='%s' is not a known profile; use a2a3 or a5", cfg.soc.c_str());
+  return cfg.soc == SocProfile::A5 ? 256 * 1024 : 192 * 1024;
 }
 
 void run_blocks(int blocks, void (*body)(void*), void* arg) {

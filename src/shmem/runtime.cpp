@@ -87,21 +87,9 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
 Runtime::~Runtime() = default;
 
 void Runtime::set_routes() {
-  std::vector<Route> priority;
-  std::string list = cfg_.transports;
-  for (std::size_t at = 0; at <= list.size();) {
-    std::size_t end = std::min(list.find(',', at), list.size());
-    std::string name = list.substr(at, end - at);
-    if (name == "mte" || name == "shm") priority.push_back(Route::Mte);
-    else if (name == "sdma") priority.push_back(Route::Sdma);
-    else
-      raise(ErrorCode::InvalidUsage, "TILECOMM_TRANSPORTS='%s': '%s' is not a transport of this build; list some of "
-            "mte, sdma, in priority order", list.c_str(), name.c_str());
-    at = end + 1;
-  }
   // Both transports reach every PE of this host, so the first one listed wins.
-  routes_.assign(n_pes_, priority.front());
-  any_sdma_route_ = priority.front() == Route::Sdma;  // the engine starts at the first routed put or get
+  routes_.assign(n_pes_, cfg_.transports.front());
+  any_sdma_route_ = cfg_.transports.front() == Route::Sdma;  // the engine starts at the first routed put or get
 }
 
 transport::DmaTransport& Runtime::dma() {

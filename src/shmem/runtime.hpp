@@ -44,7 +44,7 @@ struct ControlBlock {
 };
 
 /// The transport a put or get to a peer takes (TILECOMM_TRANSPORTS).
-enum class Route : std::uint8_t { Mte, Sdma };
+using Route = TransportKind;
 
 struct LaunchInfo {
   int my_pe = 0;

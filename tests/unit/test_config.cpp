@@ -97,6 +97,37 @@ TEST(Config, NumbersAreDecimalWithoutSpacesOrSigns) {
         << bad;
 }
 
+TEST(Config, ProfileAndTransportListAreParsedWithTheTable) {
+  using tilecomm::SocProfile;
+  using tilecomm::TransportKind;
+  EXPECT_EQ(parse_one("TILECOMM_SOC", "a5"), "");
+  EXPECT_EQ(parse_one("TILECOMM_TRANSPORTS", "sdma,mte"), "");
+  EXPECT_EQ(parse_one("TILECOMM_SOC", "a3"),
+            "environment variable TILECOMM_SOC='a3' is not a known profile: a2a3 or a5; unset it or fix the value");
+  for (const char* bad : {"", "ucx", "mte,", ",sdma", "mte sdma", "MTE"})
+    EXPECT_EQ(parse_one("TILECOMM_TRANSPORTS", bad),
+              std::string("environment variable TILECOMM_TRANSPORTS='") + bad +
+                  "' is not a comma-separated list of transports of this build (mte, sdma) in priority order; "
+                  "unset it or fix the value") << bad;
+  setenv("TILECOMM_SOC", "a5", 1);
+  setenv("TILECOMM_TRANSPORTS", "sdma,shm", 1);
+  Config c = Config::load();
+  unsetenv("TILECOMM_SOC");
+  unsetenv("TILECOMM_TRANSPORTS");
+  EXPECT_EQ(c.soc, SocProfile::A5);
+  EXPECT_EQ(c.transports, (std::vector<TransportKind>{TransportKind::Sdma, TransportKind::Mte}));
+  Config d = Config::load();
+  EXPECT_EQ(d.soc, SocProfile::A2A3);
+  EXPECT_EQ(d.transports, (std::vector<TransportKind>{TransportKind::Mte, TransportKind::Sdma}));
+  for (const auto& row : c.describe()) {
+    if (!strcmp(row.name, "TILECOMM_SOC")) {
+      EXPECT_EQ(row.value, "a5");
+    } else if (!strcmp(row.name, "TILECOMM_TRANSPORTS")) {
+      EXPECT_EQ(row.value, "sdma,mte");
+    }
+  }
+}
+
 TEST(Config, DescribeListsEveryVariableOnce) {
   Config c = Config::load();
   auto rows = c.describe();
