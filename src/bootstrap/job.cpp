@@ -16,14 +16,13 @@ Job::Job(const std::uint8_t* cookie, const JobOptions& opt, LostFn lost) : opt_(
 }
 
 bool Job::add(int id, const std::string& peer, double now) {
-  int pending = 0;
-  for (const auto& [cid, c] : conns_) pending += c.rank == -1 && !c.io.drop;
-  if (pending >= opt_.max_pending) {
+  if (!accepting()) {
     ++rejected_;
     TC_LOG(Warn, "bootstrap", "dropped a connection from %s: %d connections already wait for their Hello (the cap; "
-           "each is dropped after %g s without one)", peer.c_str(), pending, opt_.hello_timeout_s);
+           "each is dropped after %g s without one)", peer.c_str(), pending_, opt_.hello_timeout_s);
     return false;
   }
+  ++pending_;
   Conn& c = conns_[id];
   c.peer = peer;
   c.hello_deadline = now + opt_.hello_timeout_s;
@@ -77,6 +76,7 @@ void Job::closed(int id) {
   if (c.rank >= 0) {
     leave(c, strprintf("%s left the job without shmem_finalize (it exited or was killed)", who(c.rank).c_str()));
   } else if (c.rank == -1 && !c.io.drop) {
+    --pending_;
     ++rejected_;
     TC_LOG(Warn, "bootstrap", "dropped a connection from %s: closed before Hello", c.peer.c_str());
   }
@@ -91,6 +91,7 @@ void Job::expire(double now) {
 }
 
 void Job::drop(Conn& c, const std::string& why) {
+  if (c.rank == -1 && !c.io.drop) --pending_;
   c.io.drop = true;
   if (c.rank >= 0) return leave(c, strprintf("%s broke the bootstrap protocol: %s", who(c.rank).c_str(), why.c_str()));
   if (c.rank == -1) {
@@ -162,6 +163,7 @@ void Job::hello(int id, Conn& c, const std::vector<char>& body) {
   r.pid = hello->pid;
   r.host = hello->host;
   c.rank = hello->rank;
+  --pending_;
   c.io.out += encode(Msg::Welcome, nullptr, 0);
   if (aborted_) c.io.out += encode(Msg::Abort, abort_reason_.data(), abort_reason_.size());
 }

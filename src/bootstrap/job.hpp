@@ -8,11 +8,12 @@
 //
 // Rules a peer cannot break without being dropped, and that keep one peer
 // that holds the cookie from crashing or hanging the job:
-//  - the job size is the launcher's (Options::size); only when the launcher
+//  - the job size is the launcher's (JobOptions::size); only when the launcher
 //    does not know it (a unique ID made by a process that is not a PE) does
 //    the first accepted Hello set it, and set_size() then checks it;
 //  - every length is checked against its bound before anything is allocated;
-//  - at most Options::max_pending connections wait for a Hello;
+//  - at most JobOptions::max_pending connections wait for a Hello (the
+//    Server leaves further ones in the listen backlog until there is room);
 //  - an admitted PE whose connection closes, or that breaks the protocol,
 //    before the job finished aborts the job with a message naming it.
 #pragma once
@@ -42,6 +43,9 @@ class Job {
   /// rejected()) when max_pending connections already wait for a Hello:
   /// the caller closes it.
   bool add(int id, const std::string& peer, double now);
+  /// Connections waiting for their Hello, and whether add() would take one more.
+  int pending() const { return pending_; }
+  bool accepting() const { return pending_ < opt_.max_pending; }
   /// Bytes that arrived on connection `id`.
   void receive(int id, const char* p, std::size_t n);
   /// The peer closed connection `id`, or the socket failed; it is forgotten.
@@ -108,6 +112,7 @@ class Job {
   int gathered_ = 0;
   int finalized_ = 0;
   int rejected_ = 0;
+  int pending_ = 0;  // connections with rank -1 and not dropped
   int global_exit_status_ = -1;
   bool exited_ = false;
   bool aborted_ = false;

@@ -136,7 +136,9 @@ void Server::flush(int fd) {
 }
 
 void Server::accept_all(double now) {
-  for (;;) {
+  // Connections beyond the Hello cap stay in the listen backlog until some
+  // pending ones have said Hello (or were dropped): none is refused for it.
+  while (job_.accepting()) {
     sockaddr_in sa{};
     socklen_t len = sizeof sa;
     int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len, SOCK_CLOEXEC);
@@ -153,7 +155,7 @@ void Server::run() {
   std::vector<pollfd> fds;
   while (!stop_) {
     fds.clear();
-    fds.push_back({listen_fd_, POLLIN, 0});
+    fds.push_back({listen_fd_, static_cast<short>(job_.accepting() ? POLLIN : 0), 0});
     fds.push_back({wake_[0], POLLIN, 0});
     for (int fd : job_.ids())
       fds.push_back({fd, static_cast<short>(POLLIN | (job_.output(fd)->out.empty() ? 0 : POLLOUT)), 0});
@@ -182,6 +184,7 @@ void Server::run() {
     global_exit_status_ = job_.global_exit_status();
     all_finalized_ = job_.all_finalized();
     rejected_ = job_.rejected();
+    pending_ = job_.pending();
   }
 }
 

@@ -46,8 +46,10 @@ class Server {
   /// True once every PE of the job has said Finalize.
   bool all_finalized() const { return all_finalized_.load(); }
   /// Number of connections dropped before a valid Hello (wrong cookie, bad
-  /// first message, no Hello in time, over the cap of waiting connections).
+  /// first message, no Hello in time, closed before its Hello).
   int rejected() const { return rejected_.load(); }
+  /// Accepted connections that have not said Hello yet.
+  int pending() const { return pending_.load(); }
   /// Waits up to timeout_s for all_finalized(); true if it happened.
   bool wait_all_finalized(double timeout_s) const;
 
@@ -73,6 +75,7 @@ class Server {
   std::atomic<int> global_exit_status_{-1};
   std::atomic<bool> all_finalized_{false};
   std::atomic<int> rejected_{0};
+  std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

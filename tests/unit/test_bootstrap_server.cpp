@@ -214,17 +214,26 @@ TEST(BootstrapServer, StalledPeDoesNotBlockTheOthers) {
   EXPECT_EQ(body.size(), 2 * blob.size());
 }
 
-TEST(BootstrapServer, ConnectionsWaitingForHelloAreCapped) {
+// At most max_pending connections wait for their Hello; the PEs that come
+// while the cap is full wait in the listen backlog and join once there is
+// room, none is refused for it.
+TEST(BootstrapServer, PeersBeyondTheHelloCapWaitAndJoin) {
   bs::Server server = make_server(2, /*max_pending=*/4, /*hello_timeout_s=*/1e6);
   const bs::Rendezvous& r = server.rendezvous();
   std::vector<std::unique_ptr<FakePe>> idle;
   for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<FakePe>(r));
-  FakePe excess(r);
-  EXPECT_EQ(excess.next().first, "EOF");
-  for (int i = 0; i < kHangBoundMs && server.rejected() == 0; ++i) usleep(1000);
-  EXPECT_EQ(server.rejected(), 1);
-  idle.clear();  // they leave; the job can start
-  expect_two_pes_work(r);
+  for (int i = 0; i < kHangBoundMs && server.pending() < 4; ++i) usleep(1000);
+  ASSERT_EQ(server.pending(), 4);
+  FakePe pe0(r), pe1(r);
+  pe0.hello(r, 0, 2);
+  pe1.hello(r, 1, 2);
+  EXPECT_EQ(server.pending(), 4);
+  idle.clear();  // they leave without a Hello: room for the PEs
+  EXPECT_EQ(pe0.next().first, "Welcome");
+  EXPECT_EQ(pe1.next().first, "Welcome");
+  expect_allgather_works(pe0, pe1);
+  EXPECT_EQ(server.rejected(), 4);  // the four that closed before their Hello
+  EXPECT_EQ(server.pending(), 0);
 }
 
 TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
