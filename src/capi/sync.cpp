@@ -33,17 +33,26 @@ T wait_until(T* ivar, int cmp, T ref, const char* call) {
 // caller leaves satisfied elements in the test set. Each thread remembers,
 // per ivars array, the element after the one it last returned and starts the
 // next scan there. The memory is a small direct-mapped table per thread, so
-// calls under SHMEM_THREAD_MULTIPLE never share it; an array that loses its
-// entry to another one starts again at element 0.
+// calls under SHMEM_THREAD_MULTIPLE never share it; the slot is a
+// multiplicative hash of the address (allocations are 16- or 64-byte
+// aligned, so low bits alone would put most arrays in one slot). An array
+// that finds its slot taken by another one starts at a pseudo-random
+// element, so two arrays that share a slot and are polled in turn still
+// see every index, with probability 1, instead of always the first.
 std::size_t& any_cursor(const void* ivars) {
   struct Entry {
     const void* ivars;
     std::size_t next;
   };
-  constexpr std::size_t kEntries = 16;
-  thread_local Entry table[kEntries];
-  Entry& e = table[(reinterpret_cast<std::uintptr_t>(ivars) / alignof(short)) % kEntries];
-  if (e.ivars != ivars) e = {ivars, 0};
+  constexpr int kSlotBits = 6;
+  thread_local Entry table[1 << kSlotBits];
+  thread_local std::uint64_t rng = 0x2545F4914F6CDD1Dull ^ reinterpret_cast<std::uintptr_t>(&rng);
+  const std::uint64_t key = reinterpret_cast<std::uintptr_t>(ivars);
+  Entry& e = table[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
+  if (e.ivars != ivars) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;  // xorshift64
+    e = {ivars, static_cast<std::size_t>(rng >> 1)};      // any() takes it modulo the size
+  }
   return e.next;
 }
 

@@ -66,7 +66,7 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
   // Member i is parent PE start + i * stride; a negative stride lists them
   // downwards. Every member must be a PE of the parent.
   if (size == 1) stride = 1;  // any stride names the same one-PE team
-  const long long last = start + static_cast<long long>(size - 1) * stride;
+  const long long last = start + (static_cast<long long>(size) - 1) * stride;
   if (size < 1 || stride == 0 || start < 0 || start >= parent->size || last < 0 || last >= parent->size) {
     TC_LOG(Warn, "team", "shmem_team_split_strided(start=%d, stride=%d, size=%d) does not fit the parent team of %d "
            "PEs", start, stride, size, parent->size);

@@ -124,7 +124,13 @@ inline bool sdma_session(std::uint8_t* ws, AsyncSession& s, sdma::SdmaBaseConfig
 /// run what was published before, then nothing more; released at the end.
 struct EngineHold {
   explicit EngineHold(std::uint32_t mask = ~0u) { set(mask); }
-  ~EngineHold() { set(0); }
+  ~EngineHold() {
+    try {
+      set(0);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
   static void set(std::uint32_t mask) { tilecomm::transport::dma::Engine::instance().hold(mask); }
 };
 

@@ -20,7 +20,8 @@
 // A running thread in `mask` first runs every entry published before the
 // call, then parks; a parked thread in `mask` stays parked without running
 // anything. hold() returns once every thread has done so (or raises a
-// tilecomm::Error after TILECOMM_TIMEOUT). Tests use it to put the engine in
+// tilecomm::Error if the job failed or 60 s passed; TILECOMM_TIMEOUT does
+// not apply, so tests may set it short). Tests use it to put the engine in
 // a known state (nothing runs; one queue's thread runs and another does
 // not) without depending on timing. A Signal entry waiting for a parked
 // thread's queue keeps its own thread from parking (hold() then times

@@ -21,8 +21,10 @@
 // lastError() then says why. Wait and Test must be given the session that
 // issued the event: another session (another channel group, or the same
 // group rebuilt) returns false and names both. A session whose workspace
-// was finalized (its manager's Finalize() or destructor) is refused with an
-// error naming the workspace; it never touches the freed memory.
+// was finalized (its manager's Finalize() or destructor) before the call is
+// refused with an error naming the workspace and never touches the freed
+// memory; finalizing a workspace while another thread is inside a call on
+// one of its sessions is not supported (as on the device).
 #pragma once
 
 #include <cstddef>
