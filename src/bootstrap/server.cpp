@@ -131,8 +131,16 @@ void Server::flush(int fd) {
     if (sent < 0) return close_conn(fd);
     o->out.erase(0, static_cast<std::size_t>(sent));
   }
-  // A dropped connection gets one try at its last words (a Reject), then it is closed.
-  if (o->drop) close_conn(fd);
+  // A dropped connection gets one try at its last words (a Reject), then it
+  // is closed. What it sent and nobody read is drained first: closing a
+  // socket with unread input resets the connection, and the peer could lose
+  // the Reject that says why.
+  if (o->drop) {
+    char sink[4096];
+    while (::recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
+    }
+    close_conn(fd);
+  }
 }
 
 void Server::accept_all(double now) {
