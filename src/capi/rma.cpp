@@ -15,11 +15,9 @@ using namespace tilecomm::capi;
 namespace {
 
 /// A put or get through the SDMA engine (routed by TILECOMM_TRANSPORTS, or a
-/// shmemx_sdma_* call): the engine copies; blocking forms wait for it.
-void sdma_rma(bool put, shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, bool wait,
-              const char* call) {
-  (void)target(ctx, put ? dest : src, bytes, pe, call);  // checks the call, the PE and the symmetric range
-  int w = shmem::world_pe(ctx, pe, call);
+/// shmemx_sdma_* call) to world PE `w`, already checked by target(): the
+/// engine copies; blocking forms wait for it.
+void sdma_rma(bool put, int w, void* dest, const void* src, std::size_t bytes, bool wait, const char* call) {
   try {
     auto& dma = g_runtime->dma();
     if (put) dma.put(w, dest, src, bytes);
@@ -30,9 +28,11 @@ void sdma_rma(bool put, shmem_ctx_t ctx, void* dest, const void* src, std::size_
   }
 }
 
-inline bool sdma_routed(shmem_ctx_t ctx, int pe, const char* call) {
-  return TC_UNLIKELY(g_runtime->any_sdma_route()) &&
-         g_runtime->route(shmem::world_pe(checked_ctx(ctx, call), pe, call)) == shmem::Route::Sdma;
+/// The world PE of `pe` when puts and gets to it take the SDMA engine, else -1.
+inline int sdma_route(shmem_ctx_t ctx, int pe, const char* call) {
+  if (TC_LIKELY(!g_runtime->any_sdma_route())) return -1;
+  int w = shmem::world_pe(ctx, pe, call);
+  return g_runtime->route(w) == shmem::Route::Sdma ? w : -1;
 }
 
 /// Blocking put (nbi = false) or put_nbi: MTE (memcpy into the peer's
@@ -41,7 +41,7 @@ template <bool nbi = false>
 inline void put_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   char* r = target(ctx, dest, bytes, pe, call);
-  if (sdma_routed(ctx, pe, call)) return sdma_rma(true, ctx, dest, src, bytes, pe, !nbi, call);
+  if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(true, w, dest, src, bytes, !nbi, call);
   memcpy(r, src, bytes);
 }
 
@@ -49,7 +49,7 @@ template <bool nbi = false>
 inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   const char* r = target(ctx, src, bytes, pe, call);
-  if (sdma_routed(ctx, pe, call)) return sdma_rma(false, ctx, dest, src, bytes, pe, !nbi, call);
+  if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(false, w, dest, src, bytes, !nbi, call);
   memcpy(dest, r, bytes);
 }
 
@@ -246,11 +246,13 @@ SHMEMI_SIZES(TC_STRIDED)
 
 void shmemx_sdma_put_nbi(void* dest, const void* source, size_t nbytes, int pe) {
   if (nbytes == 0) return void(shmem::rt(__func__));
-  sdma_rma(true, SHMEM_CTX_DEFAULT, dest, source, nbytes, pe, false, __func__);
+  (void)target(SHMEM_CTX_DEFAULT, dest, nbytes, pe, __func__);
+  sdma_rma(true, pe, dest, source, nbytes, false, __func__);  // the default context's team is the world
 }
 void shmemx_sdma_get_nbi(void* dest, const void* source, size_t nbytes, int pe) {
   if (nbytes == 0) return void(shmem::rt(__func__));
-  sdma_rma(false, SHMEM_CTX_DEFAULT, dest, source, nbytes, pe, false, __func__);
+  (void)target(SHMEM_CTX_DEFAULT, source, nbytes, pe, __func__);
+  sdma_rma(false, pe, dest, source, nbytes, false, __func__);
 }
 void shmemx_sdma_quiet(void) {
   auto& r = shmem::rt(__func__);
