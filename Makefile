@@ -45,7 +45,7 @@ test-tsan: deps
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan), one per parser of bytes
 # from outside the process: FUZZ_SECONDS each, starting from the committed
-# corpus; new inputs go to build-fuzz/work, crashes to build-fuzz/artifacts.
+# corpus; new inputs go to build-fuzz/grown, crashes to build-fuzz/artifacts.
 # A longer run, e.g. an hour per target:  make fuzz-long FUZZ_LONG_SECONDS=3600
 # (then copy what build-fuzz/artifacts holds into tests/fuzz/corpus/<target>/crash-*).
 FUZZ_TARGETS = fuzz_server fuzz_client fuzz_uniqueid fuzz_config
@@ -57,12 +57,12 @@ test-fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzz
 	cd build-fuzz && ctest --output-on-failure -R '^fuzz_corpus'
 	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p build-fuzz/work/$$t build-fuzz/artifacts && \
+	  mkdir -p build-fuzz/grown/$$t build-fuzz/artifacts && \
 	  echo "test-fuzz: $$t for $(FUZZ_SECONDS) s" && \
 	  build-fuzz/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/work/$$t tests/fuzz/corpus/$$t \
-	    >build-fuzz/work/$$t.log 2>&1 || { tail -n 40 build-fuzz/work/$$t.log; exit 1; }; \
-	  grep -E '^#[0-9]+.*DONE|number_of_executed_units' build-fuzz/work/$$t.log | tail -n 2; \
+	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/grown/$$t tests/fuzz/corpus/$$t \
+	    >build-fuzz/grown/$$t.log 2>&1 || { tail -n 40 build-fuzz/grown/$$t.log; exit 1; }; \
+	  grep -E '^#[0-9]+.*DONE|number_of_executed_units' build-fuzz/grown/$$t.log | tail -n 2; \
 	done
 
 fuzz-long:
