@@ -46,11 +46,18 @@ Client::Client(const Rendezvous& where, int rank, int size, double timeout_s)
   gethostname(hello.host, sizeof hello.host - 1);
   MsgHeader h{};
   std::vector<char> body;
-  if (!send_msg(fd_, Msg::Hello, &hello, sizeof hello) ||
-      recv_msg(fd_, h, body, static_cast<int>(timeout_s * 1000)) != 1) {
+  const int got = send_msg(fd_, Msg::Hello, &hello, sizeof hello)
+                      ? recv_msg(fd_, h, body, static_cast<int>(timeout_s * 1000)) : -1;
+  if (got == 0) {
     ::close(fd_);
-    raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello "
-          "(wrong cookie in the unique ID?)", rank, where_.c_str());
+    raise(ErrorCode::Timeout, "PE %d: the rendezvous server at %s did not answer Hello within %g s "
+          "(TILECOMM_BOOTSTRAP_TIMEOUT)", rank, where_.c_str(), timeout_s);
+  }
+  if (got < 0) {
+    ::close(fd_);
+    raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello: the "
+          "unique ID's cookie is not this rendezvous's, or the Hello did not reach it in time", rank,
+          where_.c_str());
   }
   ServerMsg reply = decode_server_msg(h, body, 0);
   if (reply.kind == ServerMsg::Welcome) return;

@@ -236,6 +236,21 @@ TEST(BootstrapServer, PeersBeyondTheHelloCapWaitAndJoin) {
   EXPECT_EQ(server.pending(), 0);
 }
 
+TEST(BootstrapClient, WrongCookieIsNamedAsTheLikelyCause) {
+  bs::Server server = make_server(1);
+  bs::Rendezvous r = server.rendezvous();
+  r.cookie[0] ^= 0x5a;
+  std::string what;
+  try {
+    bs::Client client(r, 0, 1, kHangBoundMs / 1000.0);
+  } catch (const tilecomm::Error& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("PE 0: the rendezvous server at "), std::string::npos) << what;
+  EXPECT_NE(what.find(" closed the connection during Hello: the unique ID's cookie is not this rendezvous's, or "
+                      "the Hello did not reach it in time"), std::string::npos) << what;
+}
+
 TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
   bs::Rendezvous r = bs::Rendezvous::with_random_cookie(htonl(INADDR_LOOPBACK), 0);
   int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
