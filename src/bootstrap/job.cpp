@@ -113,14 +113,14 @@ void Job::leave(Conn& c, const std::string& reason) {
 
 void Job::reject(Conn& c, const std::string& problem) {
   TC_LOG(Error, "bootstrap", "rejected a PE from %s: %s", c.peer.c_str(), problem.c_str());
-  c.io.out += encode(Msg::Reject, problem.data(), problem.size());
+  c.io.push(encode(Msg::Reject, problem.data(), problem.size()));
   drop(c, problem);
 }
 
 void Job::broadcast(Msg type, const void* payload, std::size_t len) {
-  std::string m = encode(type, payload, len);
+  auto m = std::make_shared<const std::string>(encode(type, payload, len));
   for (Rank& r : ranks_)
-    if (r.conn >= 0) conns_.at(r.conn).io.out += m;
+    if (r.conn >= 0) conns_.at(r.conn).io.queue.push_back(m);
 }
 
 void Job::abort(const std::string& reason) {
@@ -164,8 +164,8 @@ void Job::hello(int id, Conn& c, const std::vector<char>& body) {
   r.host = hello->host;
   c.rank = hello->rank;
   --pending_;
-  c.io.out += encode(Msg::Welcome, nullptr, 0);
-  if (aborted_) c.io.out += encode(Msg::Abort, abort_reason_.data(), abort_reason_.size());
+  c.io.push(encode(Msg::Welcome, nullptr, 0));
+  if (aborted_) c.io.push(encode(Msg::Abort, abort_reason_.data(), abort_reason_.size()));
 }
 
 void Job::allgather(Conn& c, const std::vector<char>& body) {

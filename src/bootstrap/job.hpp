@@ -19,9 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bootstrap/wire.hpp"
@@ -57,11 +60,24 @@ class Job {
   /// Sends Abort(reason) to every admitted PE, now and later (once per job).
   void abort(const std::string& reason);
 
-  /// What the caller must do for connection `id`: send `out`, then close it
-  /// once `out` is sent if `drop` is set (or at once if it cannot be sent).
+  /// What the caller must do for connection `id`: send the queued messages,
+  /// then close it once they are sent if `drop` is set (or at once if they
+  /// cannot be). A message broadcast to every PE is queued once and shared,
+  /// so an allgather result costs its size, not its size per PE.
   struct Output {
-    std::string out;
+    std::deque<std::shared_ptr<const std::string>> queue;
+    std::size_t sent = 0;  // bytes of queue.front() already sent
     bool drop = false;
+
+    bool empty() const { return queue.empty(); }
+    /// The bytes still to send of the first message.
+    std::string_view next() const { return std::string_view(*queue.front()).substr(sent); }
+    /// `n` bytes of next() were sent.
+    void consume(std::size_t n) {
+      sent += n;
+      if (sent == queue.front()->size()) queue.pop_front(), sent = 0;
+    }
+    void push(std::string message) { queue.push_back(std::make_shared<const std::string>(std::move(message))); }
   };
   Output* output(int id);
   /// Every connection id, in the order they were added.

@@ -124,12 +124,13 @@ void Server::read(int fd) {
 void Server::flush(int fd) {
   Job::Output* o = job_.output(fd);
   if (!o) return;
-  while (!o->out.empty()) {
-    ssize_t sent = ::send(fd, o->out.data(), o->out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  while (!o->empty()) {
+    std::string_view next = o->next();
+    ssize_t sent = ::send(fd, next.data(), next.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0 && errno == EINTR) continue;
     if (sent < 0 && errno == EAGAIN) break;  // the rest goes when poll says POLLOUT
     if (sent < 0) return close_conn(fd);
-    o->out.erase(0, static_cast<std::size_t>(sent));
+    o->consume(static_cast<std::size_t>(sent));
   }
   // A dropped connection gets one try at its last words (a Reject), then it
   // is closed. What it sent and nobody read is drained first: closing a
@@ -166,7 +167,7 @@ void Server::run() {
     fds.push_back({listen_fd_, static_cast<short>(job_.accepting() ? POLLIN : 0), 0});
     fds.push_back({wake_[0], POLLIN, 0});
     for (int fd : job_.ids())
-      fds.push_back({fd, static_cast<short>(POLLIN | (job_.output(fd)->out.empty() ? 0 : POLLOUT)), 0});
+      fds.push_back({fd, static_cast<short>(POLLIN | (job_.output(fd)->empty() ? 0 : POLLOUT)), 0});
     int r = ::poll(fds.data(), fds.size(), 500);
     if (r < 0 && errno != EINTR) break;
     if (fds[1].revents) {

@@ -30,9 +30,9 @@ const std::uint8_t kCookie[kCookieBytes] = {'t', 'i', 'l', 'e', 'c', 'o', 'm', '
                                             '-', 'f', 'u', 'z', 'z', '-', 'c', 'k'};  // "tilecomm-fuzz-ck"
 
 // What a PE would make of the server's bytes.
-void check_output(std::string& out, int job_size) {
+void check_output(Job::Output& out, int job_size) {
   FrameReader reader;
-  reader.append(out.data(), out.size());
+  for (; !out.empty(); out.consume(out.next().size())) reader.append(out.next().data(), out.next().size());
   MsgHeader h;
   std::vector<char> body;
   int r;
@@ -43,7 +43,6 @@ void check_output(std::string& out, int job_size) {
                "an allgather result of %zu bytes in a job of %d PEs", body.size(), job_size);
   }
   FUZZ_CHECK(r == 0 && reader.buffered() == 0, "the server sent %zu bytes of a partial message", reader.buffered());
-  out.clear();
 }
 
 }  // namespace
@@ -68,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto settle = [&] {
     for (int id : job.ids()) {
       Job::Output* o = job.output(id);
-      check_output(o->out, job.size());
+      check_output(*o, job.size());
       if (o->drop) job.closed(id);
     }
     for (int& s : slot)

@@ -283,3 +283,35 @@ TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
   EXPECT_NE(what.find("answered Hello with a message of type 5 (AllgatherResult) with 3 payload bytes, expected a "
                       "Welcome"), std::string::npos) << what;
 }
+
+// An allgather result goes to every PE as one shared buffer: the server's
+// memory for it is its size, not its size times the number of PEs.
+TEST(BootstrapJob, AllgatherResultIsQueuedOnceForAllPes) {
+  const std::uint8_t cookie[bs::kCookieBytes] = {1, 2, 3};
+  bs::JobOptions opt;
+  opt.size = 3;
+  bs::Job job(cookie, opt);
+  for (int pe = 0; pe < 3; ++pe) {
+    ASSERT_TRUE(job.add(pe, "test", 0));
+    bs::HelloBody h{};
+    memcpy(h.cookie, cookie, sizeof cookie);
+    h.rank = pe;
+    h.size = 3;
+    std::string hello = bs::encode(Msg::Hello, &h, sizeof h);
+    job.receive(pe, hello.data(), hello.size());
+    ASSERT_EQ(job.output(pe)->queue.size(), 1u);  // the Welcome
+    job.output(pe)->queue.clear();
+  }
+  for (int pe = 0; pe < 3; ++pe) {
+    std::int32_t blob = 100 + pe;
+    std::string m = bs::encode(Msg::Allgather, &blob, sizeof blob);
+    job.receive(pe, m.data(), m.size());
+  }
+  const std::int32_t all[3] = {100, 101, 102};
+  const std::string expected = bs::encode(Msg::AllgatherResult, all, sizeof all);
+  for (int pe = 0; pe < 3; ++pe) {
+    ASSERT_EQ(job.output(pe)->queue.size(), 1u) << "PE " << pe;
+    EXPECT_EQ(*job.output(pe)->queue.front(), expected) << "PE " << pe;
+    EXPECT_EQ(job.output(pe)->queue.front().get(), job.output(0)->queue.front().get()) << "PE " << pe;
+  }
+}
