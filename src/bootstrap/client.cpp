@@ -55,8 +55,8 @@ Client::Client(const Rendezvous& where, int rank, int size, double timeout_s)
   }
   if (got < 0) {
     ::close(fd_);
-    raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello: the "
-          "unique ID's cookie is not this rendezvous's, or the Hello did not reach it in time", rank,
+    raise(ErrorCode::Transport, "PE %d: the rendezvous server at %s closed the connection during Hello: a "
+          "wrong cookie (the unique ID is not this rendezvous's), or the Hello did not reach it in time", rank,
           where_.c_str());
   }
   ServerMsg reply = decode_server_msg(h, body, 0);

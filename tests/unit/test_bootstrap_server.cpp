@@ -247,8 +247,8 @@ TEST(BootstrapClient, WrongCookieIsNamedAsTheLikelyCause) {
     what = e.what();
   }
   EXPECT_NE(what.find("PE 0: the rendezvous server at "), std::string::npos) << what;
-  EXPECT_NE(what.find(" closed the connection during Hello: the unique ID's cookie is not this rendezvous's, or "
-                      "the Hello did not reach it in time"), std::string::npos) << what;
+  EXPECT_NE(what.find(" closed the connection during Hello: a wrong cookie (the unique ID is not this "
+                      "rendezvous's), or the Hello did not reach it in time"), std::string::npos) << what;
 }
 
 TEST(BootstrapClient, HelloAnsweredByAnythingButWelcomeIsAnError) {
