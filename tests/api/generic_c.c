@@ -500,18 +500,23 @@ int generic_c_sync_team_and_active_set(void) {
 #define TEST_OLD_AMO_CTYPES(X) X(int, int) X(long, long) X(long long, longlong)
 #define TEST_OLD_AMO_EXT_CTYPES(X) TEST_OLD_AMO_CTYPES(X) X(float, float) X(double, double)
 
+/* The start of each test below: `count` zeroed T named w on every PE, and
+ * `old`; a failed allocation is a failed check and ends the test. */
+#define OLD_AMO_PREAMBLE(T, count)            \
+  T *w = (T *)shmem_calloc(count, sizeof(T)); \
+  T old;                                      \
+  if (!w) {                                   \
+    CHECK(0, "allocation");                   \
+    return;                                   \
+  }                                           \
+  shmem_barrier_all();
+
 /* Every PE adds to counters on PE 0 with the old names; PE 0 checks. */
 #define GENERIC_OLD_AMO(T, NAME)                                                                  \
   static void generic_old_amo_##NAME(void) {                                                      \
     const char *type_name = #T;                                                                   \
     const int n = shmem_n_pes(), me = me_();                                                      \
-    T *w = (T *)shmem_calloc(4, sizeof(T));                                                       \
-    T old;                                                                                        \
-    if (!w) {                                                                                     \
-      CHECK(0, "allocation");                                                                     \
-      return;                                                                                     \
-    }                                                                                             \
-    shmem_barrier_all();                                                                          \
+    OLD_AMO_PREAMBLE(T, 4)                                                                        \
     shmem_add(&w[0], (T)(me + 1), 0);                                                             \
     old = shmem_fadd(&w[1], (T)2, 0);                                                             \
     CHECK(old % 2 == 0 && old < (T)(2 * n), "shmem_fadd");                                        \
@@ -543,13 +548,7 @@ TEST_OLD_AMO_CTYPES(GENERIC_OLD_AMO)
 #define GENERIC_OLD_AMO_EXT(T, NAME)                                                              \
   static void generic_old_amo_ext_##NAME(void) {                                                  \
     const char *type_name = #T;                                                                   \
-    T *w = (T *)shmem_calloc(1, sizeof(T));                                                       \
-    T old;                                                                                        \
-    if (!w) {                                                                                     \
-      CHECK(0, "allocation");                                                                     \
-      return;                                                                                     \
-    }                                                                                             \
-    shmem_barrier_all();                                                                          \
+    OLD_AMO_PREAMBLE(T, 1)                                                                        \
     shmem_set(w, (T)(10 + me_()), right_());                                                      \
     shmem_barrier_all();                                                                          \
     CHECK(shmem_fetch(w, me_()) == (T)(10 + left_()), "shmem_set/shmem_fetch");                   \

@@ -2,6 +2,8 @@
 // calls outside init..finalize, bad PE numbers and addresses, heap
 // exhaustion, mismatched allocations, malformed variables. Each must end the
 // job (or fail the call) with a message that says what is wrong.
+#include <functional>
+
 #include "fixture.hpp"
 
 using namespace tcfail;
@@ -9,7 +11,6 @@ using namespace tcfail;
 namespace {
 
 using WaitTimeout = JobTest;
-using UsageError = JobTest;
 using HeapExhaustion = JobTest;
 using BadEnvironment = JobTest;
 
@@ -23,6 +24,23 @@ std::string printed_address(const Result& r, const std::string& prefix) {
 }
 
 }  // namespace
+
+struct UsageError : JobTest {
+  // A 2-PE job whose PE 0 makes a bad put in `scenario`, after printing the
+  // address after `said`: the job ends with status 1 and PE 0's one error
+  // line holds the call and what `parts(address)` names.
+  void expect_put_refused(const char* scenario, const std::string& said,
+                          const std::function<std::vector<std::string>(const std::string&)>& parts) {
+    Result r = tcrun(2, {scenario}, survivors_leave_by_themselves());
+    ASSERT_ENDED(r);
+    std::string addr = printed_address(r, said);
+    ASSERT_FALSE(addr.empty()) << r;
+    EXPECT_EQ(r.exit_code(), 1) << r;
+    EXPECT_THAT(pe_lines(r, 0, parts(addr)), SizeIs(1)) << r;
+    EXPECT_NO_UNEXPECTED(r);
+    EXPECT_NOTHING_LEFT(r);
+  }
+};
 
 // 6. PE 0 waits with TILECOMM_TIMEOUT=1 on a variable nobody changes (PE 1,
 // without a timeout, waits in a barrier).
@@ -94,26 +112,16 @@ TEST_F(UsageError, NegativePe) {
 }
 
 TEST_F(UsageError, NonSymmetricPutTarget) {
-  Result r = tcrun(2, {"non-symmetric"}, survivors_leave_by_themselves());
-  ASSERT_ENDED(r);
-  std::string addr = printed_address(r, "PE 0 puts to the stack address ");
-  ASSERT_FALSE(addr.empty()) << r;
-  EXPECT_EQ(r.exit_code(), 1) << r;
-  EXPECT_THAT(pe_lines(r, 0, {"shmem_long_put", addr, "not symmetric"}), SizeIs(1)) << r;
-  EXPECT_NO_UNEXPECTED(r);
-  EXPECT_NOTHING_LEFT(r);
+  expect_put_refused("non-symmetric", "PE 0 puts to the stack address ", [](const std::string& addr) {
+    return std::vector<std::string>{"shmem_long_put", addr, "not symmetric"};
+  });
 }
 
 TEST_F(UsageError, PutRunningPastTheHeap) {
-  Result r = tcrun(2, {"past-end"}, survivors_leave_by_themselves());
-  ASSERT_ENDED(r);
-  std::string addr = printed_address(r, "PE 0 puts past the end from ");
-  ASSERT_FALSE(addr.empty()) << r;
-  EXPECT_EQ(r.exit_code(), 1) << r;
-  EXPECT_THAT(pe_lines(r, 0, {"shmem_long_put", "the range [" + addr + ", +8796093022208 bytes)",
-                              "runs past the end of its symmetric segment"}), SizeIs(1)) << r;
-  EXPECT_NO_UNEXPECTED(r);
-  EXPECT_NOTHING_LEFT(r);
+  expect_put_refused("past-end", "PE 0 puts past the end from ", [](const std::string& addr) {
+    return std::vector<std::string>{"shmem_long_put", "the range [" + addr + ", +8796093022208 bytes)",
+                                    "runs past the end of its symmetric segment"};
+  });
 }
 
 // shmem_malloc beyond SHMEM_SYMMETRIC_SIZE returns NULL on every PE, says
