@@ -1,0 +1,83 @@
+// The collective-algorithm library: one entry point per kind of call site
+// (a team, or a deprecated active set with its pSync array), one file per
+// algorithm, one table that says which algorithm serves which call.
+//
+// The OpenSHMEM collectives (src/capi/coll.cpp) and the communicator of
+// <tilecomm/comm.hpp> describe a call with coll::Args and hand it to run().
+// Everything below that (synchronisation, selection, checked mode, failure
+// messages) is the library's business; see docs/ARCHITECTURE.md, "Collectives".
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+struct tilecomm_team;
+
+namespace tilecomm::coll {
+
+/// What a call computes. Reduce is the all-reduce of OpenSHMEM (every PE
+/// gets the result).
+enum class Kind : std::uint8_t { Broadcast, Collect, Fcollect, Alltoall, Alltoalls, Reduce };
+constexpr int kKinds = 6;
+const char* kind_name(Kind k);  // "broadcast", "collect", ... (TILECOMM_COLL_<NAME> in capitals)
+
+enum class Op : std::uint8_t { And, Or, Xor, Max, Min, Sum, Prod };
+const char* op_name(Op op);  // "and", ... "prod"
+
+/// Element types of reductions, by representation: the C types of the
+/// specification's tables map onto these (dtype_of<T>).
+enum class DType : std::uint8_t {
+  Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
+  Float, Double, LongDouble, ComplexFloat, ComplexDouble,
+};
+const char* dtype_name(DType t);  // "int8", ... "complexd"
+std::size_t dtype_size(DType t);
+
+template <class T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return DType::Float;
+  else if constexpr (std::is_same_v<T, double>) return DType::Double;
+  else if constexpr (std::is_same_v<T, long double>) return DType::LongDouble;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::ComplexFloat;
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::ComplexDouble;
+  else {
+    static_assert(std::is_integral_v<T>, "not a reduction type");
+    constexpr bool s = std::is_signed_v<T>;
+    if constexpr (sizeof(T) == 1) return s ? DType::Int8 : DType::UInt8;
+    else if constexpr (sizeof(T) == 2) return s ? DType::Int16 : DType::UInt16;
+    else if constexpr (sizeof(T) == 4) return s ? DType::Int32 : DType::UInt32;
+    else return s ? DType::Int64 : DType::UInt64;
+  }
+}
+
+/// One collective call, as every member of the team passes it.
+struct Args {
+  Kind kind = Kind::Broadcast;
+  void* dest = nullptr;            // symmetric
+  const void* source = nullptr;    // symmetric
+  std::size_t count = 0;           // elements: per PE (broadcast, fcollect, collect: this PE's),
+                                   // per peer (alltoall, alltoalls), per reduction (reduce)
+  std::size_t elem = 1;            // bytes per element
+  int root = 0;                    // broadcast: root's number in the team or active set
+  std::ptrdiff_t dst_stride = 1;   // alltoalls: element strides
+  std::ptrdiff_t src_stride = 1;
+  Op op = Op::Sum;                 // reduce
+  DType dtype = DType::Int8;       // reduce (elem == dtype_size(dtype))
+  bool root_dest = true;           // broadcast: the root's dest is written too (false: active sets)
+  const char* call = "";           // the API routine, for messages ("shmem_long_sum_reduce")
+};
+
+/// Runs a team collective. Returns 0, or -1 when `team` is SHMEM_TEAM_INVALID
+/// (nothing happens then, on that PE). Ends the job with a message naming
+/// args.call on misuse, when a member fails, or when checked mode
+/// (TILECOMM_CHECK=1) finds members that made different calls.
+int run(tilecomm_team* team, const Args& args);
+
+/// Runs a deprecated active-set collective (start, 2^log_stride, size) whose
+/// synchronisation words live in `psync` (at least SHMEM_SYNC_SIZE longs,
+/// all SHMEM_SYNC_VALUE on entry, and again on return).
+void run_active_set(int start, int log_stride, int size, long* psync, const Args& args);
+
+}  // namespace tilecomm::coll
