@@ -267,15 +267,9 @@ namespace {
 // reused by the next call at once.
 void active_set_sync(int start, int log_stride, int size, long* psync, const char* call) {
   auto& r = shmem::rt(call);
-  if (start < 0 || log_stride < 0 || log_stride > 30 || size < 1 ||
-      start + static_cast<long long>(size - 1) * (1LL << log_stride) >= r.n_pes())
-    usage_error(call, "active set (PE_start=%d, logPE_stride=%d, PE_size=%d) does not fit in %d PEs", start,
-                log_stride, size, r.n_pes());
+  shmem::active_set_member(start, log_stride, size, call);
   const int stride = 1 << log_stride;
   const int me = r.my_pe();
-  if (me < start || (me - start) % stride != 0 || (me - start) / stride >= size)
-    usage_error(call, "PE %d is not in the active set (PE_start=%d, logPE_stride=%d, PE_size=%d)", me, start,
-                log_stride, size);
   if (size == 1) return;
   std::atomic_ref<long> mine_count(*psync), mine_release(psync[1]);
   if (me == start) {

@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 struct tilecomm_team;
@@ -79,5 +80,8 @@ int run(tilecomm_team* team, const Args& args);
 /// synchronisation words live in `psync` (at least SHMEM_SYNC_SIZE longs,
 /// all SHMEM_SYNC_VALUE on entry, and again on return).
 void run_active_set(int start, int log_stride, int size, long* psync, const Args& args);
+
+/// The selection table with the current TILECOMM_COLL_* settings, for tilecomm-info.
+std::string selection_table();
 
 }  // namespace tilecomm::coll

@@ -25,8 +25,12 @@ struct PeerInfo {
   char host[64];
 };
 
-// Bytes reserved at the start of each heap for the ControlBlock.
-std::size_t control_bytes() { return memory::round_up(sizeof(ControlBlock), 1 << 16); }
+// Bytes reserved at the start of each heap: the ControlBlock, then the
+// collective scratch of every team slot.
+std::size_t scratch_offset() { return memory::round_up(sizeof(ControlBlock), 4096); }
+std::size_t control_bytes(const Config& cfg) {
+  return memory::round_up(scratch_offset() + kMaxTeams * cfg.coll_scratch, 1 << 16);
+}
 
 }  // namespace
 
@@ -38,7 +42,11 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
                                                   my_pe_, n_pes_, cfg_.bootstrap_timeout);
 
   // Symmetric memory: the heap (control block first), then the data segment.
-  const std::size_t reserve = control_bytes();
+  if (cfg_.coll_scratch % 128 != 0 || cfg_.coll_scratch > (std::size_t{64} << 20))
+    raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 128 bytes up to 64M; "
+          "use for example 16K", cfg_.coll_scratch);
+  const std::size_t reserve = control_bytes(cfg_);
+  coll_scratch_offset_ = scratch_offset();
   heap_ = memory::Segment::create("tilecomm-heap", reserve + memory::round_up(cfg_.symmetric_size, 64));
   if (int err = heap_.back(0, reserve))
     raise(ErrorCode::System, "cannot back %zu bytes of shared memory for the runtime: %s", reserve,
@@ -143,6 +151,19 @@ void not_ready(const char* call) {
     fatal("%s called after shmem_finalize; OpenSHMEM calls are allowed only between shmem_init and shmem_finalize",
           call);
   fatal("%s called before shmem_init; call shmem_init (or shmem_init_thread) first", call);
+}
+
+int active_set_member(int start, int log_stride, int size, const char* call) {
+  auto& r = rt(call);
+  if (start < 0 || log_stride < 0 || log_stride > 30 || size < 1 ||
+      start + static_cast<long long>(size - 1) * (1LL << log_stride) >= r.n_pes())
+    usage_error(call, "active set (PE_start=%d, logPE_stride=%d, PE_size=%d) does not fit in %d PEs", start,
+                log_stride, size, r.n_pes());
+  const int index = progression_index(start, 1 << log_stride, size, r.my_pe());
+  if (index < 0)
+    usage_error(call, "PE %d is not in the active set (PE_start=%d, logPE_stride=%d, PE_size=%d)", r.my_pe(), start,
+                log_stride, size);
+  return index;
 }
 
 void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,

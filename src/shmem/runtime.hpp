@@ -32,10 +32,18 @@ struct alignas(64) Flag {
   std::atomic<std::uint64_t> value;
 };
 
+/// The synchronisation words of one member of a team's collectives, each
+/// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
+struct CollWords {
+  Flag word[5];                // arrive, done, progress, count, check
+  alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
+};
+
 /// The first bytes of every PE's heap segment: runtime state that peers
 /// reach with the same offsets on every PE.
 struct ControlBlock {
   Flag barrier[kMaxTeams][kMaxRounds];  // dissemination flags, per team slot and round
+  CollWords coll[kMaxTeams];            // collectives, per team slot
   std::uint64_t free_slots[kMaxTeams];  // team creation: my free-slot mask, per parent slot
   struct AllocRecord {                  // collective allocation check
     std::uint64_t seq, op, size, align, offset;
@@ -72,6 +80,12 @@ struct tilecomm_team {
   int num_contexts = 0;
   long config_mask = 0;
   std::uint64_t epoch = 0;  // barriers completed
+  struct {                  // collectives (src/coll): what this PE knows of the team's calls
+    std::uint64_t epoch = 0;    // calls made
+    std::uint64_t done = 0;     // reads of my data that peers have reported, in total
+    std::uint64_t checks = 0;   // checked-mode confirmations received as leader, in total
+    std::uint64_t entered = 0;  // every member has entered this call
+  } coll;
   bool predefined = false;
 
   int world(int team_pe) const { return start + team_pe * stride; }
@@ -108,6 +122,8 @@ class Runtime {
   void fence(const char* call);
   ControlBlock& control() { return *control_; }
   ControlBlock& control(int pe) { return *reinterpret_cast<ControlBlock*>(shm_->translate(control_, pe)); }
+  /// This PE's collective scratch of team slot `slot` (TILECOMM_COLL_SCRATCH bytes).
+  char* coll_scratch(int slot) const { return heap_.base() + coll_scratch_offset_ + slot * cfg_.coll_scratch; }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   const std::vector<std::string>& hosts() const { return hosts_; }
@@ -148,6 +164,7 @@ class Runtime {
   std::vector<Route> routes_;
   bool any_sdma_route_ = false;
   ControlBlock* control_ = nullptr;
+  std::size_t coll_scratch_offset_ = 0;
   std::mutex alloc_mutex_;
   memory::HeapAllocator alloc_;
   std::uint64_t alloc_seq_ = 0;
@@ -194,6 +211,10 @@ inline char* remote(const void* addr, int pe, const char* call) {
 
 /// Checks that `addr` is a local symmetric address (for waits and tests).
 inline void check_symmetric(const void* addr, const char* call) { (void)remote(addr, g_runtime->my_pe(), call); }
+
+/// My index in the deprecated active set (start, 2^log_stride, size); ends
+/// the job naming `call` when the set does not fit the job or I am not in it.
+int active_set_member(int start, int log_stride, int size, const char* call);
 
 /// Ends the job after a wait returned because a peer failed or it timed out.
 [[noreturn]] void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,

@@ -101,6 +101,8 @@ bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const ch
 
 void Runtime::reset_slot(int slot) {
   for (auto& f : control_->barrier[slot]) f.value.store(0, std::memory_order_relaxed);
+  for (auto& f : control_->coll[slot].word) f.value.store(0, std::memory_order_relaxed);
+  control_->coll[slot].record[0] = 0;
 }
 
 void Runtime::free_slot(int slot) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "coll/coll.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 
@@ -21,6 +22,13 @@ int main(int argc, char** argv) {
   printf("  C++ standard %ld\n", __cplusplus);
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
+  printf("\ncollectives: algorithms in the order automatic selection tries them\n");
+  try {
+    printf("%s", tilecomm::coll::selection_table().c_str());
+  } catch (const tilecomm::Error& e) {
+    fprintf(stderr, "tilecomm-info: %s\n", e.what());
+    return 1;
+  }
   printf("\nconfiguration (environment variables; current value first)\n");
   try {
     for (const auto& row : tilecomm::Config::load().describe()) {

@@ -1,0 +1,162 @@
+// Inside the collective library: the members of a call, their
+// synchronisation words, and the record that describes an algorithm.
+//
+// NOTE [collective words] Every member of a team has five 64-bit words per
+// team slot, each on its own cache line (shmem::CollWords in its control
+// block); an active set keeps the same five in its pSync array instead.
+//   arrive    I have entered call e (and my data for it is ready): = tag(e).
+//   done      peers that finished reading my data add 1 each (a counter).
+//   progress  rsag: (tag << 24) | chunks of my slice reduced so far.
+//   count     collect: the bytes I contribute (bit 63: they are in my scratch).
+//   check     checked mode, on the leader: members that compared their call.
+// Only the owner writes arrive, progress and count; peers only read them
+// and add to done and check. The values only grow in a team (tag(e) is the
+// team's call number e), so no word is ever reset and a fast member that is
+// already in the next call cannot be mistaken for a slow one in this call:
+// every wait is "word >= value of this call". An active set's pSync must be
+// all zero again on return, so there tag(e) counts the calls made with that
+// pSync and set, and each member clears its words before it returns, once
+// nobody can read them any more (they have reported on done).
+//
+// NOTE [scratch halves] Each team slot has TILECOMM_COLL_SCRATCH bytes of
+// scratch per PE, in two halves: call e copies into half e % 2. Before a
+// member overwrites a half, every member must have left the call e - 2 that
+// used it last, which they have once they entered call e - 1: arrive >=
+// tag(e - 1) on every member. A call that waited for every member's arrival
+// proves it for free, so `entered` remembers the last such call and the
+// check costs nothing after an fcollect, alltoall or reduction; after
+// broadcasts it polls the members' arrive words.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "coll/coll.hpp"
+#include "core/wait.hpp"
+#include "shmem/runtime.hpp"
+
+namespace tilecomm::coll {
+
+enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
+constexpr int kWords = 5;
+constexpr int kPsyncWordStride = 8;    // longs between the words in a pSync (one cache line)
+constexpr int kPsyncRecord = 40;       // first long of the checked-mode record in a pSync
+constexpr int kRecordWords = 16;
+constexpr int kPsyncLongs = kPsyncRecord + kRecordWords;  // pSync longs used (SHMEM_*_SYNC_SIZE is 64)
+constexpr int kProgressShift = 24;     // rsag progress: tag << 24 | chunks
+
+/// The members of one call and where they synchronise.
+class Group {
+ public:
+  /// A team's call: words in the control blocks, scratch available.
+  Group(tilecomm_team& team, const Args& args);
+  /// An active set's call: words in `psync`, no scratch.
+  Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& args);
+
+  const Args& args;
+  int size() const { return size_; }
+  int me() const { return me_; }
+  int world(int member) const { return start_ + member * stride_; }
+  std::uint64_t tag() const { return tag_; }
+  bool team_mode() const { return team_ != nullptr; }
+
+  std::atomic<std::uint64_t>& word(int member, Word w) const;
+  std::uint64_t* record(int member) const;
+
+  /// Raises my arrive word to this call's tag (after my data is ready).
+  void arrive() { word(me_, kArrive).store(tag_, std::memory_order_release); }
+  /// Waits until `member`'s word `w` is at least `value`; `what` says what
+  /// the value means, for the message when the member fails.
+  void wait(int member, Word w, std::uint64_t value, const char* what) const;
+  void wait_arrival(int member) const { wait(member, kArrive, tag_, "its arrival"); }
+  /// Waits for each peer's arrival in turn (from the next member on) and
+  /// calls fn(member) as it arrives; then scratch halves of older calls are free.
+  template <class Fn>
+  void each_arrival(Fn&& fn) {
+    for (int i = 1; i < size_; ++i) {
+      const int k = (me_ + i) % size_;
+      wait_arrival(k);
+      fn(k);
+    }
+    all_arrived();
+  }
+  void wait_all_arrived() { each_arrival([](int) {}); }
+  /// Tells `member` that I finished reading its data.
+  void report_done(int member) const { word(member, kDone).fetch_add(1, std::memory_order_acq_rel); }
+  /// Waits until `readers` more peers have reported reading my data.
+  void wait_readers(int readers);
+  /// Checked mode, as leader: the check word's value once `members` more confirmed.
+  std::uint64_t checked_target(int members) {
+    return team_ ? team_->coll.checks += static_cast<std::uint64_t>(members) : static_cast<std::uint64_t>(members);
+  }
+
+  /// The scratch half of this call on `member` (team mode only).
+  char* scratch(int member) const;
+  std::size_t scratch_half() const { return scratch_half_; }
+  /// Before I overwrite my scratch half: waits until it is free (NOTE [scratch halves]).
+  void claim_scratch();
+
+  /// A symmetric address of mine, on member `member`.
+  template <class T>
+  T* peer(T* local, int member) const {
+    return reinterpret_cast<T*>(shm_.translate(local, world(member)));
+  }
+
+  /// Active sets: clears my words (nobody reads them any more).
+  void finish();
+
+ private:
+  void all_arrived() {
+    if (team_) team_->coll.entered = tag_;
+  }
+  transport::ShmTransport& shm_;
+  tilecomm_team* team_ = nullptr;
+  long* psync_ = nullptr;
+  int start_, stride_, size_, me_;
+  std::uint64_t tag_;
+  std::size_t scratch_half_ = 0;
+};
+
+/// One algorithm: what it serves, and its code.
+struct Algorithm {
+  const char* name;
+  Kind kind;
+  std::size_t max_bytes;  // automatic selection: calls of up to this many bytes per PE (SIZE_MAX: any)
+  bool scratch;           // copies through the scratch halves: teams only, when the data fits a half
+  bool in_place;          // serves source == dest
+  bool load_store;        // reads peers' memory directly (every algorithm so far; see ARCHITECTURE.md)
+  void (*run)(Group& g);
+};
+
+/// The selection table (select.cpp): for each kind, the rows in the order
+/// automatic selection tries them.
+struct Table {
+  const Algorithm* rows;
+  int count;
+};
+Table table();
+
+// The algorithms, one file each.
+void scratch_broadcast(Group& g);   // scratch.cpp: through the scratch halves
+void scratch_fcollect(Group& g);
+void scratch_alltoall(Group& g);
+void scratch_reduce(Group& g);
+void pull_broadcast(Group& g);      // pull.cpp: straight from the peers' buffers
+void pull_gather(Group& g);         // fcollect and collect, every block read in place
+void mixed_collect(Group& g);       // collect: blocks that fit a scratch half go through it
+void pull_alltoall(Group& g);       // alltoall and alltoalls
+void oneshot_reduce(Group& g);      // oneshot.cpp
+void rsag_reduce(Group& g);         // rsag.cpp
+
+/// Bytes one member puts in its scratch half for this call, or SIZE_MAX when
+/// the call cannot go through scratch (collect decides per member).
+std::size_t scratch_need(const Args& a, int members);
+
+/// dst[i] = a[i] op b[i] for `count` elements of `t`; dst may be a.
+void reduce2(DType t, Op op, void* dst, const void* a, const void* b, std::size_t count);
+
+/// The bytes of alltoall block `block` of `source` (strided for alltoalls), copied to `dst_block`.
+void copy_block(const Args& a, char* dst_block, const char* src, int block);
+
+}  // namespace tilecomm::coll

@@ -1,0 +1,309 @@
+// The library's entry points: argument checks, the selection table, checked
+// mode, and the active sets' call counters.
+#include "coll/coll.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "coll/algorithm.hpp"
+#include "core/error.hpp"
+
+namespace tilecomm::coll {
+
+using shmem::g_runtime;
+using shmem::usage_error;
+
+namespace {
+
+constexpr std::size_t kAny = SIZE_MAX;
+
+// NOTE [selection] For each kind, automatic selection takes the first row
+// that can serve the call: scratch rows need a team and data that fit a
+// scratch half, rows without in-place support need source != dest, and
+// max_bytes (the bytes per PE) bounds the automatic choice only.
+// TILECOMM_COLL_<KIND>=<name> puts one row first for that kind. The inputs
+// are the same on every member (sizes, addresses, configuration), so every
+// member picks the same algorithm. Thresholds measured on the hosts named
+// in docs/ARCHITECTURE.md, "Collectives".
+constexpr Algorithm kTable[] = {
+    {"scratch", Kind::Broadcast, kAny, true, true, true, scratch_broadcast},
+    {"pull", Kind::Broadcast, kAny, false, true, true, pull_broadcast},
+    {"mixed", Kind::Collect, kAny, true, false, true, mixed_collect},
+    {"pull", Kind::Collect, kAny, false, false, true, pull_gather},
+    {"scratch", Kind::Fcollect, kAny, true, false, true, scratch_fcollect},
+    {"pull", Kind::Fcollect, kAny, false, false, true, pull_gather},
+    {"scratch", Kind::Alltoall, kAny, true, false, true, scratch_alltoall},
+    {"pull", Kind::Alltoall, kAny, false, false, true, pull_alltoall},
+    {"pull", Kind::Alltoalls, kAny, false, false, true, pull_alltoall},
+    {"scratch", Kind::Reduce, kAny, true, true, true, scratch_reduce},
+    {"oneshot", Kind::Reduce, 64 << 10, false, false, true, oneshot_reduce},
+    {"rsag", Kind::Reduce, kAny, false, true, true, rsag_reduce},
+};
+
+const std::string& forced_name(const Config& cfg, Kind k) {
+  switch (k) {
+    case Kind::Broadcast: return cfg.coll_broadcast;
+    case Kind::Collect: return cfg.coll_collect;
+    case Kind::Fcollect: return cfg.coll_fcollect;
+    case Kind::Alltoall: return cfg.coll_alltoall;
+    case Kind::Alltoalls: return cfg.coll_alltoalls;
+    case Kind::Reduce: return cfg.coll_reduce;
+  }
+  return cfg.coll_broadcast;
+}
+
+std::string upper(const char* s) {
+  std::string u(s);
+  for (char& c : u) c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// The row TILECOMM_COLL_<KIND> forces, or nullptr for auto; checked once.
+const Algorithm* forced(Kind k, const char* call) {
+  static const Algorithm* rows[kKinds];
+  static std::once_flag once;
+  std::call_once(once, [call] {
+    const Config& cfg = g_runtime->config();
+    for (int i = 0; i < kKinds; ++i) {
+      const Kind kind = static_cast<Kind>(i);
+      const std::string& name = forced_name(cfg, kind);
+      if (name == "auto") continue;
+      std::string names = "auto";
+      for (const Algorithm& a : kTable) {
+        if (a.kind != kind) continue;
+        if (name == a.name) rows[i] = &a;
+        names += std::string(", ") + a.name;
+      }
+      if (!rows[i])
+        usage_error(call, "TILECOMM_COLL_%s=%s is not an algorithm of %s; use one of: %s",
+                    upper(kind_name(kind)).c_str(), name.c_str(), kind_name(kind), names.c_str());
+    }
+  });
+  return rows[static_cast<int>(k)];
+}
+
+bool can_serve(const Algorithm& al, const Group& g) {
+  const Args& a = g.args;
+  if (al.scratch && (!g.team_mode() || scratch_need(a, g.size()) > g.scratch_half())) return false;
+  return al.in_place || a.dest != a.source;
+}
+
+const Algorithm& select(const Group& g) {
+  const Args& a = g.args;
+  const Algorithm* f = forced(a.kind, a.call);
+  if (f && can_serve(*f, g)) return *f;
+  const std::size_t bytes = a.count * a.elem;
+  for (const Algorithm& al : kTable)
+    if (al.kind == a.kind && bytes <= al.max_bytes && can_serve(al, g)) return al;
+  for (const Algorithm& al : kTable)  // the last row of every kind serves any call
+    if (al.kind == a.kind && can_serve(al, g)) return al;
+  usage_error(a.call, "no %s algorithm serves this call", kind_name(a.kind));
+}
+
+// ---- argument checks ----------------------------------------------------------
+
+void check_range(const void* p, std::size_t bytes, const char* what, const Args& a) {
+  if (bytes == 0) return;
+  if (!g_runtime->shm().translate(p, bytes, g_runtime->my_pe()))
+    usage_error(a.call, "%s [%p, +%zu bytes) is not symmetric: it must lie in the symmetric heap (shmem_malloc) or "
+                "be a global or static variable, the same on every PE", what, p, bytes);
+}
+
+void check_args(const Args& a, int n) {
+  const std::size_t bytes = a.count * a.elem;
+  switch (a.kind) {
+    case Kind::Broadcast:
+      if (a.root < 0 || a.root >= n)
+        usage_error(a.call, "PE_root %d is out of range: the team has PEs 0..%d", a.root, n - 1);
+      check_range(a.source, bytes, "source", a);
+      check_range(a.dest, bytes, "dest", a);
+      break;
+    case Kind::Collect:
+    case Kind::Fcollect:
+      check_range(a.source, bytes, "source", a);
+      check_range(a.dest, a.kind == Kind::Fcollect ? bytes * n : std::min<std::size_t>(bytes, 1), "dest", a);
+      break;
+    case Kind::Alltoall:
+      check_range(a.source, bytes * n, "source", a);
+      check_range(a.dest, bytes * n, "dest", a);
+      break;
+    case Kind::Alltoalls: {
+      if (a.dst_stride < 1 || a.src_stride < 1)
+        usage_error(a.call, "strides dst=%td and sst=%td must be at least 1", a.dst_stride, a.src_stride);
+      const std::size_t last = a.count * n - 1;  // index of the last element moved
+      if (a.count == 0) break;
+      check_range(a.source, (last * a.src_stride + 1) * a.elem, "source", a);
+      check_range(a.dest, (last * a.dst_stride + 1) * a.elem, "dest", a);
+      break;
+    }
+    case Kind::Reduce: {
+      check_range(a.source, bytes, "source", a);
+      check_range(a.dest, bytes, "dest", a);
+      auto* s = static_cast<const char*>(a.source);
+      auto* d = static_cast<const char*>(a.dest);
+      if (s != d && s < d + bytes && d < s + bytes)
+        usage_error(a.call, "source %p and dest %p overlap without being equal; a reduction is either in place "
+                    "(the same address) or between disjoint arrays", a.source, a.dest);
+      break;
+    }
+  }
+}
+
+// A call of one PE: the whole job is this PE.
+void run_alone(const Args& a) {
+  const std::size_t bytes = a.count * a.elem;
+  if (a.kind == Kind::Alltoalls) return copy_block(a, static_cast<char*>(a.dest), static_cast<const char*>(a.source), 0);
+  if (a.kind == Kind::Broadcast && !a.root_dest) return;
+  if (a.dest != a.source) std::memmove(a.dest, a.source, bytes);
+}
+
+// ---- checked mode -----------------------------------------------------------------
+
+// NOTE [checked mode] With TILECOMM_CHECK=1 every call first compares
+// itself with the team's first member (the leader): the leader publishes its
+// call in its record, each other member compares and adds 1 to the leader's
+// check word, and the leader waits for all of them before its record may
+// change. A mismatch ends the job on the member that found it, naming both
+// calls; the leader then leaves its wait because the job failed. Comparing
+// everybody with the leader finds every mismatch: two members that differ
+// cannot both agree with it.
+enum Field { kTag, kKindField, kRoot, kCountField, kElem, kTypeOp, kDst, kSrc, kName };
+constexpr std::size_t kNameBytes = (kRecordWords - kName) * sizeof(std::uint64_t);
+
+void fill_record(const Args& a, std::uint64_t* r) {
+  r[kKindField] = static_cast<std::uint64_t>(a.kind);
+  r[kRoot] = a.kind == Kind::Broadcast ? static_cast<std::uint64_t>(a.root) : 0;
+  r[kCountField] = a.kind == Kind::Collect ? 0 : a.count;
+  r[kElem] = a.elem;
+  r[kTypeOp] = a.kind == Kind::Reduce ? (static_cast<std::uint64_t>(a.dtype) << 8 | static_cast<std::uint64_t>(a.op)) : 0;
+  r[kDst] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.dst_stride) : 0;
+  r[kSrc] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.src_stride) : 0;
+  char name[kNameBytes] = {};
+  std::strncpy(name, a.call, kNameBytes - 1);
+  std::memcpy(r + kName, name, kNameBytes);
+}
+
+std::string describe(const std::uint64_t* r) {
+  char name[kNameBytes];
+  std::memcpy(name, r + kName, kNameBytes);
+  name[kNameBytes - 1] = 0;
+  const auto kind = static_cast<Kind>(r[kKindField]);
+  std::string s = strprintf("%s (%s", name, kind_name(kind));
+  if (kind != Kind::Collect) s += strprintf(", %llu elements", static_cast<unsigned long long>(r[kCountField]));
+  s += strprintf(" of %llu bytes", static_cast<unsigned long long>(r[kElem]));
+  if (kind == Kind::Broadcast) s += strprintf(", root %llu", static_cast<unsigned long long>(r[kRoot]));
+  if (kind == Kind::Reduce)
+    s += strprintf(", %s %s", dtype_name(static_cast<DType>(r[kTypeOp] >> 8)), op_name(static_cast<Op>(r[kTypeOp] & 0xff)));
+  if (kind == Kind::Alltoalls)
+    s += strprintf(", strides dst %lld sst %lld", static_cast<long long>(r[kDst]), static_cast<long long>(r[kSrc]));
+  return s + ")";
+}
+
+void check_call(Group& g) {
+  const int n = g.size();
+  std::uint64_t mine[kRecordWords];
+  fill_record(g.args, mine);
+  std::uint64_t* leader = g.record(0);
+  if (g.me() == 0) {
+    std::memcpy(leader + 1, mine + 1, (kRecordWords - 1) * sizeof(std::uint64_t));
+    std::atomic_ref<std::uint64_t>(leader[kTag]).store(g.tag(), std::memory_order_release);
+    const std::uint64_t target = g.checked_target(n - 1);
+    g.wait(0, kCheck, target, "the other members' confirmations of this call (TILECOMM_CHECK)");
+    return;
+  }
+  std::atomic_ref<std::uint64_t> tag(leader[kTag]);
+  WaitStatus st = wait_for([&] { return tag.load(std::memory_order_acquire) >= g.tag(); });
+  if (st != WaitStatus::Done)
+    shmem::wait_failed(st, g.args.call, leader, strprintf("the call of PE %d (TILECOMM_CHECK)", g.world(0)),
+                       std::to_string(tag.load()));
+  std::uint64_t theirs[kRecordWords];
+  std::memcpy(theirs, leader, sizeof theirs);
+  if (!std::equal(mine + 1, mine + kName, theirs + 1))
+    usage_error(g.args.call, "TILECOMM_CHECK: the members of this %s made different collective calls: this PE (member "
+                "%d) called %s but PE %d (member 0) called %s, as call %llu of the %s; every member must make the "
+                "same collective calls in the same order with the same root, count, type and operation",
+                g.team_mode() ? "team" : "active set", g.me(), describe(mine).c_str(), g.world(0),
+                describe(theirs).c_str(), static_cast<unsigned long long>(g.tag()),
+                g.team_mode() ? "team" : "active set");
+  g.word(0, kCheck).fetch_add(1, std::memory_order_acq_rel);
+}
+
+void execute(Group& g) {
+  const Args& a = g.args;
+  try {
+    if (g_runtime->config().check) check_call(g);
+    if (a.count == 0 && a.kind != Kind::Collect) g.arrive();  // nothing to move, but the call is made
+    else select(g).run(g);
+  } catch (const Error& e) {
+    fatal_error(a.call, e);
+  }
+  g.finish();
+}
+
+}  // namespace
+
+std::size_t scratch_need(const Args& a, int members) {
+  const std::size_t bytes = a.count * a.elem;
+  switch (a.kind) {
+    case Kind::Alltoall: return bytes * members;
+    case Kind::Collect: return 64;  // the header; the bytes go through scratch where they fit
+    case Kind::Alltoalls: return kAny;
+    default: return bytes;
+  }
+}
+
+int run(tilecomm_team* team, const Args& a) {
+  shmem::rt(a.call);
+  if (!team) return -1;
+  check_args(a, team->size);
+  if (team->size == 1) {
+    run_alone(a);
+    return 0;
+  }
+  Group g(*team, a);
+  execute(g);
+  return 0;
+}
+
+void run_active_set(int start, int log_stride, int size, long* psync, const Args& a) {
+  const int me = shmem::active_set_member(start, log_stride, size, a.call);
+  check_args(a, size);
+  check_range(psync, kPsyncLongs * sizeof(long), "pSync", a);
+  if (size == 1) return run_alone(a);
+  // NOTE [collective words]: an active set's tag counts the calls made with this pSync and set.
+  static std::mutex mutex;
+  static std::map<std::tuple<long*, int, int, int>, std::uint64_t> calls;
+  std::uint64_t tag;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    tag = ++calls[{psync, start, log_stride, size}];
+  }
+  Group g(start, 1 << log_stride, size, me, psync, tag, a);
+  execute(g);
+}
+
+std::string selection_table() {
+  const Config& cfg = g_runtime ? g_runtime->config() : process_config();
+  std::string s;
+  for (int i = 0; i < kKinds; ++i) {
+    const Kind k = static_cast<Kind>(i);
+    s += strprintf("  %-10s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
+                   forced_name(cfg, k).c_str());
+    for (const Algorithm& al : kTable) {
+      if (al.kind != k) continue;
+      std::string when = al.scratch ? strprintf("teams, data up to a scratch half (%zu bytes%s)", cfg.coll_scratch / 2,
+                                                k == Kind::Alltoall ? " for all blocks" : "")
+                                    : std::string("teams and active sets");
+      if (al.max_bytes != kAny) when += strprintf(", auto up to %zu bytes per PE", al.max_bytes);
+      if (!al.in_place) when += ", not in place";
+      s += strprintf("    %-8s %s%s\n", al.name, when.c_str(), al.load_store ? ", peers in shared memory" : "");
+    }
+  }
+  return s;
+}
+
+}  // namespace tilecomm::coll

@@ -1,0 +1,111 @@
+// Pull algorithms: every member reads the blocks it needs straight from the
+// owners' symmetric buffers (one copy of each byte, to its destination) and
+// tells each owner when it is done, so that the owner may return and reuse
+// its source. Two synchronisations per call (arrive, done): the choice once
+// the bytes cost more than a second synchronisation.
+#include "coll/algorithm.hpp"
+
+#include <vector>
+
+namespace tilecomm::coll {
+
+void pull_broadcast(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  g.arrive();
+  if (g.me() == a.root) {
+    if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
+    g.wait_readers(g.size() - 1);
+    return;
+  }
+  g.wait_arrival(a.root);
+  std::memcpy(a.dest, g.peer(a.source, a.root), bytes);
+  g.report_done(a.root);
+}
+
+namespace {
+
+// NOTE [collect header] A collect's members contribute different byte
+// counts, which every member needs before it can place any block. Each
+// member writes its count (and whether its bytes follow in scratch) to the
+// head of its scratch half, which stays valid until every member has left
+// the call (NOTE [scratch halves]); an active set, which has no scratch,
+// uses the count word, valid until the readers report done.
+constexpr std::uint64_t kInScratch = std::uint64_t{1} << 63;
+constexpr std::size_t kHeader = 64;
+
+void gather(Group& g, bool allow_scratch) {
+  const Args& a = g.args;
+  const int n = g.size(), me = g.me();
+  const std::size_t mine = a.count * a.elem;
+  char* dest = static_cast<char*>(a.dest);
+  std::vector<std::uint64_t> len(n, mine);  // fcollect: every block as long as mine
+  std::vector<std::size_t> at(n);
+  if (a.kind == Kind::Collect) {
+    std::uint64_t head = mine;
+    if (g.team_mode()) {
+      g.claim_scratch();
+      if (allow_scratch && mine + kHeader <= g.scratch_half()) {
+        std::memcpy(g.scratch(me) + kHeader, a.source, mine);
+        head |= kInScratch;
+      }
+      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(g.scratch(me))).store(head);
+    } else {
+      g.word(me, kCount).store(head, std::memory_order_relaxed);
+    }
+    g.arrive();
+    len[me] = head;
+    g.each_arrival([&](int k) {
+      len[k] = g.team_mode() ? std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(g.scratch(k))).load()
+                             : g.word(k, kCount).load(std::memory_order_relaxed);
+    });
+  } else {
+    g.arrive();
+  }
+  std::size_t off = 0;
+  for (int k = 0; k < n; ++k) {
+    at[k] = off;
+    off += len[k] & ~kInScratch;
+  }
+  std::memmove(dest + at[me], a.source, mine);
+  g.each_arrival([&](int k) {
+    const bool in_scratch = len[k] & kInScratch;
+    const char* from = in_scratch ? g.scratch(k) + kHeader : g.peer(static_cast<const char*>(a.source), k);
+    std::memcpy(dest + at[k], from, len[k] & ~kInScratch);
+    if (!in_scratch) g.report_done(k);
+  });
+  if (!(len[me] & kInScratch)) g.wait_readers(n - 1);
+}
+
+}  // namespace
+
+void pull_gather(Group& g) { gather(g, false); }
+void mixed_collect(Group& g) { gather(g, true); }
+
+void copy_block(const Args& a, char* dst, const char* src, int block) {
+  if (a.kind == Kind::Alltoall) {
+    std::memcpy(dst, src + block * a.count * a.elem, a.count * a.elem);
+    return;
+  }
+  const std::ptrdiff_t ds = a.dst_stride * static_cast<std::ptrdiff_t>(a.elem);
+  const std::ptrdiff_t ss = a.src_stride * static_cast<std::ptrdiff_t>(a.elem);
+  src += block * static_cast<std::ptrdiff_t>(a.count) * ss;
+  for (std::size_t i = 0; i < a.count; ++i, dst += ds, src += ss) std::memcpy(dst, src, a.elem);
+}
+
+void pull_alltoall(Group& g) {
+  const Args& a = g.args;
+  char* dest = static_cast<char*>(a.dest);
+  const auto* source = static_cast<const char*>(a.source);
+  // Destination blocks: count elements, dst_stride apart for alltoalls.
+  const std::size_t dst_block = a.count * a.elem * (a.kind == Kind::Alltoalls ? a.dst_stride : 1);
+  g.arrive();
+  copy_block(a, dest + g.me() * dst_block, source, g.me());
+  g.each_arrival([&](int k) {
+    copy_block(a, dest + k * dst_block, g.peer(source, k), g.me());
+    g.report_done(k);
+  });
+  g.wait_readers(g.size() - 1);
+}
+
+}  // namespace tilecomm::coll

@@ -1,0 +1,57 @@
+// Reduce-scatter then allgather, pipelined by chunks. The vector is cut in
+// one slice per member; each member reduces its slice straight out of all
+// members' sources (in member order) and publishes its progress after every
+// chunk on its progress word; meanwhile it copies the other slices out of
+// their owners' dests as their chunks complete. Each member reads about two
+// vectors' worth and writes one, whatever the member count: the choice for
+// large vectors. In place works: a member overwrites its copy of a peer's
+// slice only after the peer has reduced that chunk, that is after it read it.
+#include "coll/algorithm.hpp"
+
+#include <vector>
+
+namespace tilecomm::coll {
+
+void rsag_reduce(Group& g) {
+  const Args& a = g.args;
+  const int n = g.size(), me = g.me();
+  const std::size_t chunk = std::max<std::size_t>(1, (64 << 10) / a.elem);
+  const bool in_place = a.dest == a.source;
+  auto slice = [&](int k) { return a.count * k / n; };  // first element of member k's slice
+  g.arrive();
+  g.wait_all_arrived();
+
+  std::vector<const char*> src(n);
+  for (int k = 0; k < n; ++k) src[k] = g.peer(static_cast<const char*>(a.source), k);
+  char* dest = static_cast<char*>(a.dest);
+  // In place, my dest is my source: accumulate a chunk aside, so that my
+  // own source chunk is read before it is overwritten.
+  std::vector<char> aside(in_place ? chunk * a.elem : 0);
+  std::atomic<std::uint64_t>& progress = g.word(me, kProgress);
+  const std::uint64_t base = g.tag() << kProgressShift;
+  std::uint64_t done_chunks = 0;
+  for (std::size_t i = slice(me); i < slice(me + 1); i += chunk) {
+    const std::size_t len = std::min(chunk, slice(me + 1) - i), off = i * a.elem;
+    char* acc = in_place ? aside.data() : dest + off;
+    if (n == 1) std::memcpy(acc, src[0] + off, len * a.elem);
+    else reduce2(a.dtype, a.op, acc, src[0] + off, src[1] + off, len);
+    for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, src[k] + off, len);
+    if (in_place) std::memcpy(dest + off, acc, len * a.elem);
+    progress.store(base | ++done_chunks, std::memory_order_release);
+  }
+
+  for (int step = 1; step < n; ++step) {
+    const int k = (me + step) % n;
+    const char* theirs = g.peer(static_cast<const char*>(a.dest), k);
+    std::uint64_t c = 0;
+    for (std::size_t i = slice(k); i < slice(k + 1); i += chunk) {
+      const std::size_t len = std::min(chunk, slice(k + 1) - i), off = i * a.elem;
+      g.wait(k, kProgress, base | ++c, "its reduced slice");
+      std::memcpy(dest + off, theirs + off, len * a.elem);
+    }
+    g.report_done(k);
+  }
+  g.wait_readers(n - 1);
+}
+
+}  // namespace tilecomm::coll

@@ -1,0 +1,62 @@
+// Scratch algorithms: each member copies its data into its scratch half
+// (NOTE [scratch halves]) and raises its arrive word; the others copy or
+// reduce straight out of that half. One synchronisation per call and the
+// source is free at once, for the price of a second copy: the choice for
+// small calls, where the synchronisation costs more than the bytes.
+#include "coll/algorithm.hpp"
+
+namespace tilecomm::coll {
+
+namespace {
+std::size_t bytes_of(const Args& a) { return a.count * a.elem; }
+}  // namespace
+
+void scratch_broadcast(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = bytes_of(a);
+  if (g.me() == a.root) {
+    g.claim_scratch();
+    std::memcpy(g.scratch(g.me()), a.source, bytes);
+    g.arrive();
+    if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
+    return;
+  }
+  g.arrive();
+  g.wait_arrival(a.root);
+  std::memcpy(a.dest, g.scratch(a.root), bytes);
+}
+
+void scratch_fcollect(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = bytes_of(a);
+  char* dest = static_cast<char*>(a.dest);
+  g.claim_scratch();
+  std::memcpy(g.scratch(g.me()), a.source, bytes);
+  g.arrive();
+  std::memmove(dest + g.me() * bytes, a.source, bytes);
+  g.each_arrival([&](int k) { std::memcpy(dest + k * bytes, g.scratch(k), bytes); });
+}
+
+void scratch_alltoall(Group& g) {
+  const Args& a = g.args;
+  const std::size_t block = bytes_of(a);
+  char* dest = static_cast<char*>(a.dest);
+  g.claim_scratch();
+  std::memcpy(g.scratch(g.me()), a.source, block * g.size());
+  g.arrive();
+  std::memcpy(dest + g.me() * block, static_cast<const char*>(a.source) + g.me() * block, block);
+  g.each_arrival([&](int k) { std::memcpy(dest + k * block, g.scratch(k) + g.me() * block, block); });
+}
+
+void scratch_reduce(Group& g) {
+  const Args& a = g.args;
+  g.claim_scratch();
+  std::memcpy(g.scratch(g.me()), a.source, bytes_of(a));
+  g.arrive();
+  g.wait_all_arrived();
+  // Every member reduces in member order, so all get the same bits.
+  reduce2(a.dtype, a.op, a.dest, g.scratch(0), g.scratch(1), a.count);
+  for (int k = 2; k < g.size(); ++k) reduce2(a.dtype, a.op, a.dest, a.dest, g.scratch(k), a.count);
+}
+
+}  // namespace tilecomm::coll
