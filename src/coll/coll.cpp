@@ -25,22 +25,26 @@ constexpr std::size_t kAny = SIZE_MAX;
 // that can serve the call: scratch rows need a team and data that fit a
 // scratch half, rows without in-place support need source != dest, and
 // max_bytes (the bytes per PE) bounds the automatic choice only.
+// (Collects and alltoalls are never in place: check_disjoint.)
 // TILECOMM_COLL_<KIND>=<name> puts one row first for that kind. The inputs
 // are the same on every member (sizes, addresses, configuration), so every
-// member picks the same algorithm. Thresholds measured on the hosts named
-// in docs/ARCHITECTURE.md, "Collectives".
+// member picks the same algorithm. Pull comes first: measured side by side,
+// its two synchronisations cost less than scratch's second copy from 8 bytes
+// on (docs/ARCHITECTURE.md, "Collectives"); scratch serves what pull cannot:
+// small in-place reductions. The rows that no call reaches automatically
+// remain for TILECOMM_COLL_<KIND> (tests, tuning on other hosts).
 constexpr Algorithm kTable[] = {
-    {"scratch", Kind::Broadcast, kAny, true, true, true, scratch_broadcast},
     {"pull", Kind::Broadcast, kAny, false, true, true, pull_broadcast},
-    {"mixed", Kind::Collect, kAny, true, false, true, mixed_collect},
-    {"pull", Kind::Collect, kAny, false, false, true, pull_gather},
-    {"scratch", Kind::Fcollect, kAny, true, false, true, scratch_fcollect},
-    {"pull", Kind::Fcollect, kAny, false, false, true, pull_gather},
-    {"scratch", Kind::Alltoall, kAny, true, false, true, scratch_alltoall},
-    {"pull", Kind::Alltoall, kAny, false, false, true, pull_alltoall},
-    {"pull", Kind::Alltoalls, kAny, false, false, true, pull_alltoall},
-    {"scratch", Kind::Reduce, kAny, true, true, true, scratch_reduce},
+    {"scratch", Kind::Broadcast, kAny, true, true, true, scratch_broadcast},
+    {"pull", Kind::Collect, kAny, false, true, true, pull_gather},
+    {"mixed", Kind::Collect, kAny, true, true, true, mixed_collect},
+    {"pull", Kind::Fcollect, kAny, false, true, true, pull_gather},
+    {"scratch", Kind::Fcollect, kAny, true, true, true, scratch_fcollect},
+    {"pull", Kind::Alltoall, kAny, false, true, true, pull_alltoall},
+    {"scratch", Kind::Alltoall, kAny, true, true, true, scratch_alltoall},
+    {"pull", Kind::Alltoalls, kAny, false, true, true, pull_alltoall},
     {"oneshot", Kind::Reduce, 64 << 10, false, false, true, oneshot_reduce},
+    {"scratch", Kind::Reduce, kAny, true, true, true, scratch_reduce},
     {"rsag", Kind::Reduce, kAny, false, true, true, rsag_reduce},
 };
 
@@ -113,6 +117,16 @@ void check_range(const void* p, std::size_t bytes, const char* what, const Args&
                 "be a global or static variable, the same on every PE", what, p, bytes);
 }
 
+// Collects and alltoalls have no in-place form: each member's dest holds
+// blocks that peers' sources feed while they read its source.
+void check_disjoint(const Args& a, std::size_t src_bytes, std::size_t dst_bytes) {
+  auto* s = static_cast<const char*>(a.source);
+  auto* d = static_cast<const char*>(a.dest);
+  if (src_bytes && dst_bytes && s < d + dst_bytes && d < s + src_bytes)
+    usage_error(a.call, "source [%p, +%zu bytes) and dest [%p, +%zu bytes) overlap; a %s needs disjoint arrays",
+                a.source, src_bytes, a.dest, dst_bytes, kind_name(a.kind));
+}
+
 void check_args(const Args& a, int n) {
   const std::size_t bytes = a.count * a.elem;
   switch (a.kind) {
@@ -126,10 +140,12 @@ void check_args(const Args& a, int n) {
     case Kind::Fcollect:
       check_range(a.source, bytes, "source", a);
       check_range(a.dest, a.kind == Kind::Fcollect ? bytes * n : std::min<std::size_t>(bytes, 1), "dest", a);
+      check_disjoint(a, bytes, a.kind == Kind::Fcollect ? bytes * n : bytes);
       break;
     case Kind::Alltoall:
       check_range(a.source, bytes * n, "source", a);
       check_range(a.dest, bytes * n, "dest", a);
+      check_disjoint(a, bytes * n, bytes * n);
       break;
     case Kind::Alltoalls: {
       if (a.dst_stride < 1 || a.src_stride < 1)
@@ -138,6 +154,7 @@ void check_args(const Args& a, int n) {
       if (a.count == 0) break;
       check_range(a.source, (last * a.src_stride + 1) * a.elem, "source", a);
       check_range(a.dest, (last * a.dst_stride + 1) * a.elem, "dest", a);
+      check_disjoint(a, (last * a.src_stride + 1) * a.elem, (last * a.dst_stride + 1) * a.elem);
       break;
     }
     case Kind::Reduce: {
@@ -293,6 +310,7 @@ std::string selection_table() {
     const Kind k = static_cast<Kind>(i);
     s += strprintf("  %-10s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
                    forced_name(cfg, k).c_str());
+    bool reachable = true;  // auto can still pick this row: no earlier row serves every call
     for (const Algorithm& al : kTable) {
       if (al.kind != k) continue;
       std::string when = al.scratch ? strprintf("teams, data up to a scratch half (%zu bytes%s)", cfg.coll_scratch / 2,
@@ -300,7 +318,9 @@ std::string selection_table() {
                                     : std::string("teams and active sets");
       if (al.max_bytes != kAny) when += strprintf(", auto up to %zu bytes per PE", al.max_bytes);
       if (!al.in_place) when += ", not in place";
-      s += strprintf("    %-8s %s%s\n", al.name, when.c_str(), al.load_store ? ", peers in shared memory" : "");
+      s += strprintf("    %-8s %s%s%s\n", al.name, when.c_str(), al.load_store ? ", peers in shared memory" : "",
+                     reachable ? "" : " (only when forced)");
+      if (!al.scratch && al.in_place && al.max_bytes == kAny) reachable = false;
     }
   }
   return s;
