@@ -3,9 +3,10 @@
  * Names, signatures and constants follow the OpenSHMEM 1.5 specification.
  * The typed interfaces are declared from the specification's type tables in
  * <tilecomm/shmem_types.h>; type-generic forms are C11 _Generic macros in C
- * and overloads in C++. Collective routines other than barrier and sync
- * (broadcast, collect, fcollect, alltoall(s), reductions) are not part of
- * this release; see the README's coverage table. */
+ * and overloads in C++. The collectives come in the team forms of 1.5 and
+ * in the deprecated active-set forms (PE_start, logPE_stride, PE_size,
+ * pSync) that the specification still lists; the complex reduction types are
+ * float _Complex / double _Complex in C and std::complex in C++. */
 #ifndef TILECOMM_SHMEM_H
 #define TILECOMM_SHMEM_H
 
@@ -314,6 +315,74 @@ void shmem_sync_all(void);
 int shmem_team_sync(shmem_team_t team);
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/* ---- collectives: broadcast, collect, fcollect, alltoall(s), reductions ----------- */
+/* Team forms return 0, or -1 when team is SHMEM_TEAM_INVALID. nelems
+ * counts elements of TYPE, bytes for the mem forms, and 32- or 64-bit words
+ * for the sized active-set forms; the alltoalls strides count elements. */
+#define SHMEMI_DECL_COLL(TYPE, NAME)                                                                  \
+  int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, int PE_root); \
+  int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems);     \
+  int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems);    \
+  int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems);    \
+  int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
+                               size_t nelems);
+SHMEMI_RMA_TYPES(SHMEMI_DECL_COLL)
+#undef SHMEMI_DECL_COLL
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t nelems);
+
+/* Deprecated active-set forms; pSync holds SHMEM_*_SYNC_SIZE longs, all
+ * SHMEM_SYNC_VALUE on entry, and again on return. */
+#define SHMEMI_DECL_COLL_SIZED(BITS)                                                                  \
+  void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, \
+                             int logPE_stride, int PE_size, long *pSync);                             \
+  void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                           int PE_size, long *pSync);                                                 \
+  void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                            int PE_size, long *pSync);                                                \
+  void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
+                            int PE_size, long *pSync);                                                \
+  void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                             int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEMI_DECL_COLL_SIZED(32)
+SHMEMI_DECL_COLL_SIZED(64)
+#undef SHMEMI_DECL_COLL_SIZED
+
+/* Reductions: every PE of the team (or active set) gets the nreduce results. */
+#define SHMEMI_DECL_REDUCE(TYPE, NAME, OP) \
+  int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce);
+#define SHMEMI_DECL_REDUCE_BITWISE(TYPE, NAME) \
+  SHMEMI_DECL_REDUCE(TYPE, NAME, and) SHMEMI_DECL_REDUCE(TYPE, NAME, or) SHMEMI_DECL_REDUCE(TYPE, NAME, xor)
+#define SHMEMI_DECL_REDUCE_MINMAX(TYPE, NAME) SHMEMI_DECL_REDUCE(TYPE, NAME, max) SHMEMI_DECL_REDUCE(TYPE, NAME, min)
+#define SHMEMI_DECL_REDUCE_ARITH(TYPE, NAME) SHMEMI_DECL_REDUCE(TYPE, NAME, sum) SHMEMI_DECL_REDUCE(TYPE, NAME, prod)
+SHMEMI_REDUCE_BITWISE_TYPES(SHMEMI_DECL_REDUCE_BITWISE)
+SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_DECL_REDUCE_MINMAX)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_REDUCE_ARITH)
+#undef SHMEMI_DECL_REDUCE_BITWISE
+#undef SHMEMI_DECL_REDUCE_MINMAX
+#undef SHMEMI_DECL_REDUCE_ARITH
+#undef SHMEMI_DECL_REDUCE
+
+/* Deprecated active-set reductions. pWrk is accepted and never used. */
+#define SHMEMI_DECL_TO_ALL(TYPE, NAME, OP)                                                            \
+  void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, \
+                                    int PE_size, TYPE *pWrk, long *pSync);
+#define SHMEMI_DECL_TO_ALL_BITWISE(TYPE, NAME) \
+  SHMEMI_DECL_TO_ALL(TYPE, NAME, and) SHMEMI_DECL_TO_ALL(TYPE, NAME, or) SHMEMI_DECL_TO_ALL(TYPE, NAME, xor)
+#define SHMEMI_DECL_TO_ALL_MINMAX(TYPE, NAME) SHMEMI_DECL_TO_ALL(TYPE, NAME, max) SHMEMI_DECL_TO_ALL(TYPE, NAME, min)
+#define SHMEMI_DECL_TO_ALL_ARITH(TYPE, NAME) SHMEMI_DECL_TO_ALL(TYPE, NAME, sum) SHMEMI_DECL_TO_ALL(TYPE, NAME, prod)
+SHMEMI_TO_ALL_BITWISE_TYPES(SHMEMI_DECL_TO_ALL_BITWISE)
+SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_DECL_TO_ALL_MINMAX)
+SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_DECL_TO_ALL_ARITH)
+#undef SHMEMI_DECL_TO_ALL_BITWISE
+#undef SHMEMI_DECL_TO_ALL_MINMAX
+#undef SHMEMI_DECL_TO_ALL_ARITH
+#undef SHMEMI_DECL_TO_ALL
 
 /* ---- distributed locking -------------------------------------------------------- */
 void shmem_set_lock(long *lock);

@@ -17,9 +17,11 @@ src_inc=$2 bin_inc=$3 pshmem_h=$4 aliases_h=$5
 
 # The declarations of the two headers, one a line: preprocess as C99 (no
 # type-generic section), keep what comes from shmem.h and shmemx.h, split at
-# ';', keep the routines. SHMEMI_NORETURN is kept as a name: <shmem.h> gives
-# it the right spelling for C and C++.
-decls=$("$cc" -std=c99 -E -DSHMEMI_NORETURN=SHMEMI_NORETURN -I"$src_inc" -I"$bin_inc" "$src_inc/shmemx.h" |
+# ';', keep the routines. SHMEMI_NORETURN and the complex types
+# (SHMEMI_COMPLEXF/D) are kept as names: <shmem.h> gives them the right
+# spelling for C (_Noreturn, float _Complex) and C++ ([[noreturn]], std::complex).
+decls=$("$cc" -std=c99 -E -DSHMEMI_NORETURN=SHMEMI_NORETURN -DSHMEMI_COMPLEXF=SHMEMI_COMPLEXF \
+          -DSHMEMI_COMPLEXD=SHMEMI_COMPLEXD -I"$src_inc" -I"$bin_inc" "$src_inc/shmemx.h" |
   awk '/^# [0-9]+ "/ { keep = ($3 ~ /\/shmemx?\.h"$/); next } keep' |
   tr '\n' ' ' | tr ';' '\n' | sed -E 's/[[:space:]]+/ /g; s/^ //; s/ $//' |
   grep -E '(^|[^A-Za-z0-9_])shmemx?_[A-Za-z0-9_]+ ?\(' |

@@ -224,6 +224,57 @@ SHMEMI_SYNC_GENERIC(SHMEMI_CXX_SHMEM_TEST_ANY_VECTOR)
 SHMEMI_SYNC_GENERIC(SHMEMI_CXX_SHMEM_TEST_SOME_VECTOR)
 #undef SHMEMI_CXX_SHMEM_TEST_SOME_VECTOR
 
+/* Collectives: the team forms, selected by the type of dest. The bitwise
+ * reductions take the signed integers under their fixed-width names. */
+#define SHMEMI_CXX_SHMEM_BROADCAST(TYPE, NAME) \
+  inline int shmem_broadcast(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nelems, int PE_root) { return shmem_##NAME##_broadcast(team, dest, source, nelems, PE_root); }
+SHMEMI_RMA_GENERIC(SHMEMI_CXX_SHMEM_BROADCAST)
+#undef SHMEMI_CXX_SHMEM_BROADCAST
+#define SHMEMI_CXX_SHMEM_COLLECT(TYPE, NAME) \
+  inline int shmem_collect(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nelems) { return shmem_##NAME##_collect(team, dest, source, nelems); }
+SHMEMI_RMA_GENERIC(SHMEMI_CXX_SHMEM_COLLECT)
+#undef SHMEMI_CXX_SHMEM_COLLECT
+#define SHMEMI_CXX_SHMEM_FCOLLECT(TYPE, NAME) \
+  inline int shmem_fcollect(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nelems) { return shmem_##NAME##_fcollect(team, dest, source, nelems); }
+SHMEMI_RMA_GENERIC(SHMEMI_CXX_SHMEM_FCOLLECT)
+#undef SHMEMI_CXX_SHMEM_FCOLLECT
+#define SHMEMI_CXX_SHMEM_ALLTOALL(TYPE, NAME) \
+  inline int shmem_alltoall(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nelems) { return shmem_##NAME##_alltoall(team, dest, source, nelems); }
+SHMEMI_RMA_GENERIC(SHMEMI_CXX_SHMEM_ALLTOALL)
+#undef SHMEMI_CXX_SHMEM_ALLTOALL
+#define SHMEMI_CXX_SHMEM_ALLTOALLS(TYPE, NAME) \
+  inline int shmem_alltoalls(shmem_team_t team, TYPE * dest, const TYPE * source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_##NAME##_alltoalls(team, dest, source, dst, sst, nelems); }
+SHMEMI_RMA_GENERIC(SHMEMI_CXX_SHMEM_ALLTOALLS)
+#undef SHMEMI_CXX_SHMEM_ALLTOALLS
+#define SHMEMI_CXX_SHMEM_AND_REDUCE(TYPE, NAME) \
+  inline int shmem_and_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_and_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_CXX_SHMEM_AND_REDUCE)
+#undef SHMEMI_CXX_SHMEM_AND_REDUCE
+#define SHMEMI_CXX_SHMEM_OR_REDUCE(TYPE, NAME) \
+  inline int shmem_or_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_or_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_CXX_SHMEM_OR_REDUCE)
+#undef SHMEMI_CXX_SHMEM_OR_REDUCE
+#define SHMEMI_CXX_SHMEM_XOR_REDUCE(TYPE, NAME) \
+  inline int shmem_xor_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_xor_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_CXX_SHMEM_XOR_REDUCE)
+#undef SHMEMI_CXX_SHMEM_XOR_REDUCE
+#define SHMEMI_CXX_SHMEM_MAX_REDUCE(TYPE, NAME) \
+  inline int shmem_max_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_max_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_MINMAX_GENERIC(SHMEMI_CXX_SHMEM_MAX_REDUCE)
+#undef SHMEMI_CXX_SHMEM_MAX_REDUCE
+#define SHMEMI_CXX_SHMEM_MIN_REDUCE(TYPE, NAME) \
+  inline int shmem_min_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_min_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_MINMAX_GENERIC(SHMEMI_CXX_SHMEM_MIN_REDUCE)
+#undef SHMEMI_CXX_SHMEM_MIN_REDUCE
+#define SHMEMI_CXX_SHMEM_SUM_REDUCE(TYPE, NAME) \
+  inline int shmem_sum_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_sum_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_ARITH_GENERIC(SHMEMI_CXX_SHMEM_SUM_REDUCE)
+#undef SHMEMI_CXX_SHMEM_SUM_REDUCE
+#define SHMEMI_CXX_SHMEM_PROD_REDUCE(TYPE, NAME) \
+  inline int shmem_prod_reduce(shmem_team_t team, TYPE * dest, const TYPE * source, size_t nreduce) { return shmem_##NAME##_prod_reduce(team, dest, source, nreduce); }
+SHMEMI_REDUCE_ARITH_GENERIC(SHMEMI_CXX_SHMEM_PROD_REDUCE)
+#undef SHMEMI_CXX_SHMEM_PROD_REDUCE
+
 /* shmem_sync(team), beside the deprecated active-set shmem_sync(PE_start, logPE_stride, PE_size, pSync). */
 inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 
@@ -525,6 +576,45 @@ void shmemi_generic_unsupported_type(void);
 #define shmem_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values) \
   _Generic(*(ivars), SHMEMI_SYNC_GENERIC(SHMEMI_C11_SHMEM_TEST_SOME_VECTOR_ASSOC) default: shmemi_generic_unsupported_type)(ivars, nelems, indices, status, cmp, cmp_values)
 
+
+/* Collectives: the team forms, selected by the type of dest. The bitwise
+ * reductions take the signed integers under their fixed-width names. */
+#define SHMEMI_C11_SHMEM_BROADCAST_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_broadcast,
+#define shmem_broadcast(team, dest, source, nelems, PE_root) \
+  _Generic(*(dest), SHMEMI_RMA_GENERIC(SHMEMI_C11_SHMEM_BROADCAST_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nelems, PE_root)
+#define SHMEMI_C11_SHMEM_COLLECT_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_collect,
+#define shmem_collect(team, dest, source, nelems) \
+  _Generic(*(dest), SHMEMI_RMA_GENERIC(SHMEMI_C11_SHMEM_COLLECT_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nelems)
+#define SHMEMI_C11_SHMEM_FCOLLECT_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_fcollect,
+#define shmem_fcollect(team, dest, source, nelems) \
+  _Generic(*(dest), SHMEMI_RMA_GENERIC(SHMEMI_C11_SHMEM_FCOLLECT_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nelems)
+#define SHMEMI_C11_SHMEM_ALLTOALL_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_alltoall,
+#define shmem_alltoall(team, dest, source, nelems) \
+  _Generic(*(dest), SHMEMI_RMA_GENERIC(SHMEMI_C11_SHMEM_ALLTOALL_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nelems)
+#define SHMEMI_C11_SHMEM_ALLTOALLS_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_alltoalls,
+#define shmem_alltoalls(team, dest, source, dst, sst, nelems) \
+  _Generic(*(dest), SHMEMI_RMA_GENERIC(SHMEMI_C11_SHMEM_ALLTOALLS_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, dst, sst, nelems)
+#define SHMEMI_C11_SHMEM_AND_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_and_reduce,
+#define shmem_and_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_C11_SHMEM_AND_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_OR_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_or_reduce,
+#define shmem_or_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_C11_SHMEM_OR_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_XOR_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_xor_reduce,
+#define shmem_xor_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_BITWISE_GENERIC(SHMEMI_C11_SHMEM_XOR_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_MAX_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_max_reduce,
+#define shmem_max_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_MINMAX_GENERIC(SHMEMI_C11_SHMEM_MAX_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_MIN_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_min_reduce,
+#define shmem_min_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_MINMAX_GENERIC(SHMEMI_C11_SHMEM_MIN_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_SUM_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_sum_reduce,
+#define shmem_sum_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_ARITH_GENERIC(SHMEMI_C11_SHMEM_SUM_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
+#define SHMEMI_C11_SHMEM_PROD_REDUCE_ASSOC(TYPE, NAME) TYPE: shmem_##NAME##_prod_reduce,
+#define shmem_prod_reduce(team, dest, source, nreduce) \
+  _Generic(*(dest), SHMEMI_REDUCE_ARITH_GENERIC(SHMEMI_C11_SHMEM_PROD_REDUCE_ASSOC) default: shmemi_generic_unsupported_type)(team, dest, source, nreduce)
 
 /* shmem_sync(team) is shmem_team_sync; with four arguments it stays the
  * deprecated active-set function (a macro's own name is not expanded again). */

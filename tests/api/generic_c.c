@@ -4,11 +4,14 @@
  * without a leading context, for every distinct C type of the tables;
  * shmem_sync with a team or an active set; the deprecated generic AMO names
  * (shmem_cswap, shmem_finc, shmem_inc, shmem_fadd, shmem_add, shmem_fetch,
- * shmem_set, shmem_swap).
+ * shmem_set, shmem_swap); the team collectives shmem_broadcast, _collect,
+ * _fcollect, _alltoall, _alltoalls and the seven shmem_OP_reduce, complex
+ * types included.
  *
  * Compiled as strict C11 (no extensions). Each entry point is collective,
  * returns the number of failed checks and prints every failure with the PE
  * number; test_generic.cpp calls them from GoogleTest tests. */
+#include <complex.h>
 #include <shmem.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -492,6 +495,243 @@ int generic_c_sync_team_and_active_set(void) {
   CHECK(g_sync_ring == 200 + left_(), "a put before shmem_sync(active set) is seen after it");
   CHECK(g_psync[0] == SHMEM_SYNC_VALUE && g_psync[1] == SHMEM_SYNC_VALUE, "pSync restored");
   shmem_barrier_all();
+  return g_fails;
+}
+
+/* ---- collectives: broadcast, collect, fcollect, alltoall(s) on SHMEM_TEAM_WORLD ---------- */
+
+#define TEST_COLL_CTYPES(X) X(int, int) X(double, double)
+
+/* An exact value, distinct for every (pe, i) with i < 100. */
+#define CVAL(T, pe, i, salt) ((T)((pe) * 100 + (i) + (salt)))
+
+#define GENERIC_COLL(T, NAME)                                                                     \
+  static void generic_coll_##NAME(void) {                                                         \
+    enum { N = 4, E = 2, SST = 3, DST = 2 };                                                      \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_(), root = n - 1;                                        \
+    const size_t m = (size_t)n * (n + 1) / 2 + (size_t)n * 8 + 8;                                 \
+    T *src = (T *)shmem_calloc(m, sizeof(T));                                                     \
+    T *dst = (T *)shmem_calloc(m, sizeof(T));                                                     \
+    size_t i, k;                                                                                  \
+    int p, j, e;                                                                                  \
+    if (!src || !dst) {                                                                           \
+      CHECK(0, "allocation");                                                                     \
+      shmem_free(dst); shmem_free(src);                                                           \
+      return;                                                                                     \
+    }                                                                                             \
+    /* broadcast from the last PE: every dest, the root's too, gets its N elements */            \
+    for (i = 0; i < N; ++i) src[i] = CVAL(T, me, i, 1);                                           \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_broadcast(SHMEM_TEAM_WORLD, dst, src, N, root) == 0, "shmem_broadcast returns 0"); \
+    for (i = 0; i < N; ++i) CHECK(dst[i] == CVAL(T, root, i, 1), "shmem_broadcast");             \
+    CHECK(dst[N] == (T)0, "shmem_broadcast writes nelems elements only");                        \
+    CHECK(shmem_broadcast(SHMEM_TEAM_INVALID, dst, src, N, 0) != 0, "shmem_broadcast(SHMEM_TEAM_INVALID) fails"); \
+    shmem_barrier_all();                                                                          \
+    /* collect: PE p gives p + 1 elements; dest holds them in PE order */                         \
+    for (i = 0; i < m; ++i) dst[i] = (T)0;                                                        \
+    for (i = 0; i <= (size_t)me; ++i) src[i] = CVAL(T, me, i, 2);                                 \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_collect(SHMEM_TEAM_WORLD, dst, src, (size_t)me + 1) == 0, "shmem_collect returns 0"); \
+    for (p = 0, k = 0; p < n; ++p)                                                                \
+      for (i = 0; i <= (size_t)p; ++i, ++k) CHECK(dst[k] == CVAL(T, p, i, 2), "shmem_collect");   \
+    CHECK(dst[k] == (T)0, "shmem_collect writes the total only");                                \
+    shmem_barrier_all();                                                                          \
+    /* fcollect: N elements from each PE */                                                       \
+    for (i = 0; i < m; ++i) dst[i] = (T)0;                                                        \
+    for (i = 0; i < N; ++i) src[i] = CVAL(T, me, i, 3);                                           \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_fcollect(SHMEM_TEAM_WORLD, dst, src, N) == 0, "shmem_fcollect returns 0");       \
+    for (p = 0; p < n; ++p)                                                                       \
+      for (i = 0; i < N; ++i) CHECK(dst[p * N + i] == CVAL(T, p, i, 3), "shmem_fcollect");       \
+    shmem_barrier_all();                                                                          \
+    /* alltoall: block j of PE p's source lands in block p of PE j's dest */                      \
+    for (i = 0; i < m; ++i) dst[i] = (T)0;                                                        \
+    for (j = 0; j < n; ++j)                                                                       \
+      for (e = 0; e < E; ++e) src[j * E + e] = CVAL(T, me, j * E + e, 4);                         \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_alltoall(SHMEM_TEAM_WORLD, dst, src, E) == 0, "shmem_alltoall returns 0");       \
+    for (p = 0; p < n; ++p)                                                                       \
+      for (e = 0; e < E; ++e) CHECK(dst[p * E + e] == CVAL(T, p, me * E + e, 4), "shmem_alltoall"); \
+    shmem_barrier_all();                                                                          \
+    /* alltoalls: the same exchange, reading every SST-th and writing every DST-th element */      \
+    for (i = 0; i < m; ++i) {                                                                     \
+      dst[i] = (T)0;                                                                              \
+      src[i] = (T)-1;                                                                             \
+    }                                                                                             \
+    for (j = 0; j < n; ++j)                                                                       \
+      for (e = 0; e < E; ++e) src[(j * E + e) * SST] = CVAL(T, me, j * E + e, 5);                 \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_alltoalls(SHMEM_TEAM_WORLD, dst, src, DST, SST, E) == 0, "shmem_alltoalls returns 0"); \
+    for (p = 0; p < n; ++p)                                                                       \
+      for (e = 0; e < E; ++e) {                                                                   \
+        CHECK(dst[(p * E + e) * DST] == CVAL(T, p, me * E + e, 5), "shmem_alltoalls");            \
+        CHECK(dst[(p * E + e) * DST + 1] == (T)0, "shmem_alltoalls leaves the gaps alone");       \
+      }                                                                                           \
+    shmem_barrier_all();                                                                          \
+    shmem_free(dst);                                                                              \
+    shmem_free(src);                                                                              \
+  }
+TEST_COLL_CTYPES(GENERIC_COLL)
+#undef GENERIC_COLL
+
+int generic_c_collectives(void) {
+  g_fails = 0;
+#define CALL_COLL(T, NAME) generic_coll_##NAME();
+  TEST_COLL_CTYPES(CALL_COLL)
+#undef CALL_COLL
+  return g_fails;
+}
+
+/* ---- reductions on SHMEM_TEAM_WORLD ------------------------------------------------------ */
+/* Each expected value is the fold, over every PE, of what that PE contributes. */
+
+/* and, or, xor: long selects the int64 routines */
+#define TEST_REDUCE_BITWISE_CTYPES(X) X(unsigned int, uint) X(long, int64)
+#define BIT_AND_VAL(T, pe, k) ((T) ~((T)1 << (((pe) + (k)) % 8 + 8 * (k))))
+#define BIT_OR_VAL(T, pe, k) ((T)((T)1 << (((pe) + (k)) % 8 + 8 * (k))))
+#define BIT_XOR_VAL(T, pe, k) ((T)((T)3 << ((pe) + 8 * (k))))
+
+#define GENERIC_REDUCE_BITWISE(T, NAME)                                                           \
+  static void generic_reduce_bitwise_##NAME(void) {                                               \
+    enum { K = 3 };                                                                               \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_();                                                      \
+    T *src = (T *)shmem_calloc(3 * K, sizeof(T));                                                 \
+    T *dst = (T *)shmem_calloc(3 * K, sizeof(T));                                                 \
+    T a, o, x;                                                                                    \
+    int p, k;                                                                                     \
+    if (!src || !dst) {                                                                           \
+      CHECK(0, "allocation");                                                                     \
+      shmem_free(dst); shmem_free(src);                                                           \
+      return;                                                                                     \
+    }                                                                                             \
+    for (k = 0; k < K; ++k) {                                                                     \
+      src[k] = BIT_AND_VAL(T, me, k);                                                             \
+      src[K + k] = BIT_OR_VAL(T, me, k);                                                          \
+      src[2 * K + k] = BIT_XOR_VAL(T, me, k);                                                     \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_and_reduce(SHMEM_TEAM_WORLD, dst, src, K) == 0, "shmem_and_reduce returns 0");   \
+    CHECK(shmem_or_reduce(SHMEM_TEAM_WORLD, dst + K, src + K, K) == 0, "shmem_or_reduce returns 0"); \
+    CHECK(shmem_xor_reduce(SHMEM_TEAM_WORLD, dst + 2 * K, src + 2 * K, K) == 0, "shmem_xor_reduce returns 0"); \
+    for (k = 0; k < K; ++k) {                                                                     \
+      a = (T) ~(T)0;                                                                              \
+      o = x = (T)0;                                                                               \
+      for (p = 0; p < n; ++p) {                                                                   \
+        a = (T)(a & BIT_AND_VAL(T, p, k));                                                        \
+        o = (T)(o | BIT_OR_VAL(T, p, k));                                                         \
+        x = (T)(x ^ BIT_XOR_VAL(T, p, k));                                                        \
+      }                                                                                           \
+      CHECK(dst[k] == a, "shmem_and_reduce");                                                     \
+      CHECK(dst[K + k] == o, "shmem_or_reduce");                                                  \
+      CHECK(dst[2 * K + k] == x, "shmem_xor_reduce");                                             \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_free(dst);                                                                              \
+    shmem_free(src);                                                                              \
+  }
+TEST_REDUCE_BITWISE_CTYPES(GENERIC_REDUCE_BITWISE)
+#undef GENERIC_REDUCE_BITWISE
+
+/* max, min: negative values too */
+#define TEST_REDUCE_MINMAX_CTYPES(X) X(int, int) X(double, double)
+#define MINMAX_VAL(T, pe, k) ((T)(((pe) * 37 + (k) * 11) % 17 - 8))
+
+#define GENERIC_REDUCE_MINMAX(T, NAME)                                                            \
+  static void generic_reduce_minmax_##NAME(void) {                                                \
+    enum { K = 5 };                                                                               \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_();                                                      \
+    T *src = (T *)shmem_calloc(K, sizeof(T));                                                     \
+    T *dst = (T *)shmem_calloc(2 * K, sizeof(T));                                                 \
+    T hi, lo;                                                                                     \
+    int p, k;                                                                                     \
+    if (!src || !dst) {                                                                           \
+      CHECK(0, "allocation");                                                                     \
+      shmem_free(dst); shmem_free(src);                                                           \
+      return;                                                                                     \
+    }                                                                                             \
+    for (k = 0; k < K; ++k) src[k] = MINMAX_VAL(T, me, k);                                        \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_max_reduce(SHMEM_TEAM_WORLD, dst, src, K) == 0, "shmem_max_reduce returns 0");   \
+    CHECK(shmem_min_reduce(SHMEM_TEAM_WORLD, dst + K, src, K) == 0, "shmem_min_reduce returns 0"); \
+    for (k = 0; k < K; ++k) {                                                                     \
+      hi = lo = MINMAX_VAL(T, 0, k);                                                              \
+      for (p = 1; p < n; ++p) {                                                                   \
+        if (MINMAX_VAL(T, p, k) > hi) hi = MINMAX_VAL(T, p, k);                                   \
+        if (MINMAX_VAL(T, p, k) < lo) lo = MINMAX_VAL(T, p, k);                                   \
+      }                                                                                           \
+      CHECK(dst[k] == hi, "shmem_max_reduce");                                                    \
+      CHECK(dst[K + k] == lo, "shmem_min_reduce");                                                \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    shmem_free(dst);                                                                              \
+    shmem_free(src);                                                                              \
+  }
+TEST_REDUCE_MINMAX_CTYPES(GENERIC_REDUCE_MINMAX)
+#undef GENERIC_REDUCE_MINMAX
+
+/* sum, prod: X(T, NAME, IM, STEP), IM being the imaginary unit for the
+ * complex types and 0 for the real ones; the product's factors are 1 and
+ * 1 + STEP. Every partial result is a small integer (Gaussian integer for
+ * the complex types), so each fold is exact in any order. */
+#define TEST_REDUCE_ARITH_CTYPES(X)                                                       \
+  X(long, long, 0, 1) X(double, double, 0, 1) X(double _Complex, complexd, I, I)          \
+  X(float _Complex, complexf, I, I)
+#define SUM_VAL(T, IM, pe, k) ((T)((pe) + 1 + (k)) + (T)((k) - (pe)) * (IM))
+#define PROD_VAL(T, STEP, pe, k) ((T)1 + (T)(((pe) + (k)) % 2) * (STEP))
+
+#define GENERIC_REDUCE_ARITH(T, NAME, IM, STEP)                                                   \
+  static void generic_reduce_arith_##NAME(void) {                                                 \
+    enum { K = 4 };                                                                               \
+    const char *type_name = #T;                                                                   \
+    const int n = shmem_n_pes(), me = me_();                                                      \
+    T *src = (T *)shmem_calloc(2 * K, sizeof(T));                                                 \
+    T *dst = (T *)shmem_calloc(2 * K, sizeof(T));                                                 \
+    T s, q;                                                                                       \
+    int p, k;                                                                                     \
+    if (!src || !dst) {                                                                           \
+      CHECK(0, "allocation");                                                                     \
+      shmem_free(dst); shmem_free(src);                                                           \
+      return;                                                                                     \
+    }                                                                                             \
+    for (k = 0; k < K; ++k) {                                                                     \
+      src[k] = SUM_VAL(T, IM, me, k);                                                             \
+      src[K + k] = PROD_VAL(T, STEP, me, k);                                                      \
+    }                                                                                             \
+    shmem_barrier_all();                                                                          \
+    CHECK(shmem_sum_reduce(SHMEM_TEAM_WORLD, dst, src, K) == 0, "shmem_sum_reduce returns 0");   \
+    CHECK(shmem_prod_reduce(SHMEM_TEAM_WORLD, dst + K, src + K, K) == 0, "shmem_prod_reduce returns 0"); \
+    for (k = 0; k < K; ++k) {                                                                     \
+      s = (T)0;                                                                                   \
+      q = (T)1;                                                                                   \
+      for (p = 0; p < n; ++p) {                                                                   \
+        s += SUM_VAL(T, IM, p, k);                                                                \
+        q *= PROD_VAL(T, STEP, p, k);                                                             \
+      }                                                                                           \
+      CHECK(dst[k] == s, "shmem_sum_reduce");                                                     \
+      CHECK(dst[K + k] == q, "shmem_prod_reduce");                                                \
+    }                                                                                             \
+    CHECK(shmem_sum_reduce(SHMEM_TEAM_INVALID, dst, src, K) != 0, "shmem_sum_reduce(SHMEM_TEAM_INVALID) fails"); \
+    shmem_barrier_all();                                                                          \
+    shmem_free(dst);                                                                              \
+    shmem_free(src);                                                                              \
+  }
+TEST_REDUCE_ARITH_CTYPES(GENERIC_REDUCE_ARITH)
+#undef GENERIC_REDUCE_ARITH
+
+int generic_c_reductions(void) {
+  g_fails = 0;
+#define CALL_BITWISE(T, NAME) generic_reduce_bitwise_##NAME();
+  TEST_REDUCE_BITWISE_CTYPES(CALL_BITWISE)
+#undef CALL_BITWISE
+#define CALL_MINMAX(T, NAME) generic_reduce_minmax_##NAME();
+  TEST_REDUCE_MINMAX_CTYPES(CALL_MINMAX)
+#undef CALL_MINMAX
+#define CALL_ARITH(T, NAME, IM, STEP) generic_reduce_arith_##NAME();
+  TEST_REDUCE_ARITH_CTYPES(CALL_ARITH)
+#undef CALL_ARITH
   return g_fails;
 }
 

@@ -1,6 +1,9 @@
 // Type-generic interfaces: the C11 _Generic macros (exercised by
 // generic_c.c, compiled as strict C11, and called from here) and the C++
-// overloads of the same names, with and without a leading context.
+// overloads of the same names, with and without a leading context; the team
+// collectives and reductions, std::complex included.
+#include <algorithm>
+#include <complex>
 #include <type_traits>
 
 #include "api_test.hpp"
@@ -14,6 +17,8 @@ int generic_c_sync(void);
 int generic_c_typedef_names(void);
 int generic_c_sync_team_and_active_set(void);
 int generic_c_deprecated_amo(void);
+int generic_c_collectives(void);
+int generic_c_reductions(void);
 }
 
 // ---- C11 _Generic ------------------------------------------------------------------
@@ -24,6 +29,8 @@ TEST(GenericC11, WaitAndTestEveryType) { EXPECT_EQ(generic_c_sync(), 0); }
 TEST(GenericC11, FixedWidthTypedefs) { EXPECT_EQ(generic_c_typedef_names(), 0); }
 TEST(GenericC11, SyncWithTeamOrActiveSet) { EXPECT_EQ(generic_c_sync_team_and_active_set(), 0); }
 TEST(GenericC11, DeprecatedAmoNames) { EXPECT_EQ(generic_c_deprecated_amo(), 0); }
+TEST(GenericC11, Collectives) { EXPECT_EQ(generic_c_collectives(), 0); }
+TEST(GenericC11, ReductionsComplexIncluded) { EXPECT_EQ(generic_c_reductions(), 0); }
 
 // ---- C++ overloads -----------------------------------------------------------------
 
@@ -374,6 +381,196 @@ TEST(GenericCxx, DeprecatedAmoNames) {
   cxx_deprecated_amo<float>();
   cxx_deprecated_amo<double>();
 }
+
+// ---- collectives: the team forms of broadcast, collect, fcollect, alltoall(s) ---------
+
+namespace {
+
+template <class T>
+void cxx_collectives() {
+  constexpr size_t N = 5, E = 3;
+  constexpr size_t kDst = 3, kSst = 2;  // element strides of alltoalls
+  const int n = npes(), self = me(), root = n / 2;
+  const size_t un = static_cast<size_t>(n);
+  const size_t m = un * (un + 1) / 2 + un * E * 3 + N;
+  Sym<T> src(m), dst(m);
+  if (!src.ok() || !dst.ok()) return;
+  auto clear = [&] {
+    for (size_t i = 0; i < m; ++i) dst[i] = T{};
+  };
+  // broadcast from the middle PE; the root's dest is written too
+  for (size_t i = 0; i < N; ++i) src[i] = value<T>(self, i, 1);
+  barrier();
+  EXPECT_EQ(shmem_broadcast(SHMEM_TEAM_WORLD, dst.get(), src.get(), N, root), 0);
+  EXPECT_TRUE(all_equal(dst.get(), N, [&](size_t i) { return value<T>(root, i, 1); })) << "shmem_broadcast";
+  EXPECT_EQ(dst[N], T{}) << "shmem_broadcast writes nelems elements only";
+  barrier();
+  // collect: PE p gives 1 + p elements, in PE order
+  clear();
+  for (size_t i = 0; i <= static_cast<size_t>(self); ++i) src[i] = value<T>(self, i, 2);
+  barrier();
+  EXPECT_EQ(shmem_collect(SHMEM_TEAM_WORLD, dst.get(), src.get(), static_cast<size_t>(self) + 1), 0);
+  for (int p = 0; p < n; ++p) {
+    const size_t at = static_cast<size_t>(p) * (p + 1) / 2;
+    EXPECT_TRUE(all_equal(dst.get() + at, static_cast<size_t>(p) + 1, [&](size_t i) { return value<T>(p, i, 2); }))
+        << "shmem_collect, the part of PE " << p;
+  }
+  EXPECT_EQ(dst[un * (un + 1) / 2], T{}) << "shmem_collect writes the total only";
+  barrier();
+  // fcollect: N from each PE
+  clear();
+  for (size_t i = 0; i < N; ++i) src[i] = value<T>(self, i, 3);
+  barrier();
+  EXPECT_EQ(shmem_fcollect(SHMEM_TEAM_WORLD, dst.get(), src.get(), N), 0);
+  EXPECT_TRUE(all_equal(dst.get(), un * N, [&](size_t i) { return value<T>(static_cast<int>(i / N), i % N, 3); }))
+      << "shmem_fcollect";
+  barrier();
+  // alltoall: block j of PE p's source lands in block p of PE j's dest
+  clear();
+  for (size_t i = 0; i < un * E; ++i) src[i] = value<T>(self, i, 4);
+  barrier();
+  EXPECT_EQ(shmem_alltoall(SHMEM_TEAM_WORLD, dst.get(), src.get(), E), 0);
+  EXPECT_TRUE(all_equal(dst.get(), un * E, [&](size_t i) {
+    return value<T>(static_cast<int>(i / E), static_cast<size_t>(self) * E + i % E, 4);
+  })) << "shmem_alltoall";
+  barrier();
+  // alltoalls: the same exchange through every kSst-th source and kDst-th dest element
+  clear();
+  for (size_t i = 0; i < m; ++i) src[i] = value<T>(self, i, 6);
+  for (size_t i = 0; i < un * E; ++i) src[i * kSst] = value<T>(self, i, 5);
+  barrier();
+  EXPECT_EQ(shmem_alltoalls(SHMEM_TEAM_WORLD, dst.get(), src.get(), kDst, kSst, E), 0);
+  EXPECT_TRUE(all_equal(dst.get(), un * E * kDst, [&](size_t i) {
+    if (i % kDst != 0) return T{};
+    const size_t j = i / kDst;  // element j of the dest's dense view
+    return value<T>(static_cast<int>(j / E), static_cast<size_t>(self) * E + j % E, 5);
+  })) << "shmem_alltoalls";
+  EXPECT_NE(shmem_fcollect(SHMEM_TEAM_INVALID, dst.get(), src.get(), N), 0);
+  barrier();
+}
+
+template <class T>
+struct IsComplex : std::false_type {};
+template <class T>
+struct IsComplex<std::complex<T>> : std::true_type {};
+
+// Small integers (Gaussian integers for the complex types): every fold is exact in any order.
+template <class T>
+T sum_value(int pe, size_t k) {
+  const int kk = static_cast<int>(k);
+  if constexpr (IsComplex<T>::value) return T(pe + 1 + kk, kk - pe);
+  else return static_cast<T>(pe + 1 + kk);
+}
+template <class T>
+T prod_value(int pe, size_t k) {
+  const bool step = (pe + static_cast<int>(k)) % 2 == 1;
+  if constexpr (IsComplex<T>::value) return step ? T(1, 1) : T(1, 0);
+  else return static_cast<T>(step ? 2 : 1);
+}
+template <class T>
+T minmax_value(int pe, size_t k) {
+  return static_cast<T>((pe * 29 + static_cast<int>(k) * 13) % 19 - 9);
+}
+template <class T>
+T bit_value(int pe, size_t k, int salt) {
+  // one bit per PE, or two neighbouring ones for xor; fits any 8-bit type
+  const int bit = (pe + static_cast<int>(k)) % 7;
+  if (salt == 0) return static_cast<T>(~(T{1} << bit));
+  if (salt == 1) return static_cast<T>(T{1} << bit);
+  return static_cast<T>(T{3} << bit);
+}
+
+/// The fold over every PE of f(pe, k), for k < K.
+template <class T, class F, class Op>
+std::vector<T> fold(size_t K, T init, F f, Op op) {
+  std::vector<T> r(K, init);
+  for (size_t k = 0; k < K; ++k)
+    for (int p = 0; p < npes(); ++p) r[k] = op(r[k], f(p, k));
+  return r;
+}
+
+template <class T>
+void cxx_reduce_bitwise() {
+  constexpr size_t K = 6;
+  Sym<T> src(3 * K), dst(3 * K);
+  if (!src.ok() || !dst.ok()) return;
+  for (size_t k = 0; k < K; ++k)
+    for (int s = 0; s < 3; ++s) src[s * K + k] = bit_value<T>(me(), k, s);
+  barrier();
+  EXPECT_EQ(shmem_and_reduce(SHMEM_TEAM_WORLD, dst.get(), src.get(), K), 0);
+  EXPECT_EQ(shmem_or_reduce(SHMEM_TEAM_WORLD, dst.get() + K, src.get() + K, K), 0);
+  EXPECT_EQ(shmem_xor_reduce(SHMEM_TEAM_WORLD, dst.get() + 2 * K, src.get() + 2 * K, K), 0);
+  auto all_and = fold<T>(K, static_cast<T>(~T{}), [](int p, size_t k) { return bit_value<T>(p, k, 0); },
+                         [](T a, T b) { return static_cast<T>(a & b); });
+  auto all_or = fold<T>(K, T{}, [](int p, size_t k) { return bit_value<T>(p, k, 1); },
+                        [](T a, T b) { return static_cast<T>(a | b); });
+  auto all_xor = fold<T>(K, T{}, [](int p, size_t k) { return bit_value<T>(p, k, 2); },
+                         [](T a, T b) { return static_cast<T>(a ^ b); });
+  EXPECT_TRUE(all_equal(dst.get(), K, [&](size_t k) { return all_and[k]; })) << "shmem_and_reduce";
+  EXPECT_TRUE(all_equal(dst.get() + K, K, [&](size_t k) { return all_or[k]; })) << "shmem_or_reduce";
+  EXPECT_TRUE(all_equal(dst.get() + 2 * K, K, [&](size_t k) { return all_xor[k]; })) << "shmem_xor_reduce";
+  barrier();
+}
+
+template <class T>
+void cxx_reduce_minmax() {
+  constexpr size_t K = 7;
+  Sym<T> src(K), dst(2 * K);
+  if (!src.ok() || !dst.ok()) return;
+  for (size_t k = 0; k < K; ++k) src[k] = minmax_value<T>(me(), k);
+  barrier();
+  EXPECT_EQ(shmem_max_reduce(SHMEM_TEAM_WORLD, dst.get(), src.get(), K), 0);
+  EXPECT_EQ(shmem_min_reduce(SHMEM_TEAM_WORLD, dst.get() + K, src.get(), K), 0);
+  // every value lies in -9..9
+  auto hi = fold<T>(K, static_cast<T>(-100), minmax_value<T>, [](T a, T b) { return std::max(a, b); });
+  auto lo = fold<T>(K, static_cast<T>(100), minmax_value<T>, [](T a, T b) { return std::min(a, b); });
+  EXPECT_TRUE(all_equal(dst.get(), K, [&](size_t k) { return hi[k]; })) << "shmem_max_reduce";
+  EXPECT_TRUE(all_equal(dst.get() + K, K, [&](size_t k) { return lo[k]; })) << "shmem_min_reduce";
+  barrier();
+}
+
+template <class T>
+void cxx_reduce_arith() {
+  constexpr size_t K = 5;
+  Sym<T> src(2 * K), dst(2 * K), inplace(K);
+  if (!src.ok() || !dst.ok() || !inplace.ok()) return;
+  for (size_t k = 0; k < K; ++k) {
+    src[k] = sum_value<T>(me(), k);
+    src[K + k] = prod_value<T>(me(), k);
+    inplace[k] = sum_value<T>(me(), k);
+  }
+  barrier();
+  EXPECT_EQ(shmem_sum_reduce(SHMEM_TEAM_WORLD, dst.get(), src.get(), K), 0);
+  EXPECT_EQ(shmem_prod_reduce(SHMEM_TEAM_WORLD, dst.get() + K, src.get() + K, K), 0);
+  EXPECT_EQ(shmem_sum_reduce(SHMEM_TEAM_WORLD, inplace.get(), inplace.get(), K), 0) << "in place";
+  auto sum = fold<T>(K, T{}, sum_value<T>, [](T a, T b) { return a + b; });
+  auto prod = fold<T>(K, T{1}, prod_value<T>, [](T a, T b) { return a * b; });
+  for (size_t k = 0; k < K; ++k) {
+    EXPECT_TRUE(dst[k] == sum[k]) << "shmem_sum_reduce [" << k << "] on PE " << me();
+    EXPECT_TRUE(dst[K + k] == prod[k]) << "shmem_prod_reduce [" << k << "] on PE " << me();
+    EXPECT_TRUE(inplace[k] == sum[k]) << "shmem_sum_reduce in place [" << k << "] on PE " << me();
+  }
+  barrier();
+}
+
+}  // namespace
+
+TEST(GenericCxxCollectives, UnsignedChar) { cxx_collectives<unsigned char>(); }
+TEST(GenericCxxCollectives, Long) { cxx_collectives<long>(); }
+TEST(GenericCxxCollectives, Float) { cxx_collectives<float>(); }
+
+// signed char and int are the int8 and int32 rows of the bitwise reductions
+TEST(GenericCxxReduce, BitwiseUnsignedChar) { cxx_reduce_bitwise<unsigned char>(); }
+TEST(GenericCxxReduce, BitwiseSignedChar) { cxx_reduce_bitwise<signed char>(); }
+TEST(GenericCxxReduce, BitwiseInt) { cxx_reduce_bitwise<int>(); }
+TEST(GenericCxxReduce, BitwiseUnsignedLongLong) { cxx_reduce_bitwise<unsigned long long>(); }
+TEST(GenericCxxReduce, MinMaxShort) { cxx_reduce_minmax<short>(); }
+TEST(GenericCxxReduce, MinMaxChar) { cxx_reduce_minmax<char>(); }
+TEST(GenericCxxReduce, MinMaxLongDouble) { cxx_reduce_minmax<long double>(); }
+TEST(GenericCxxReduce, SumProdUnsignedLong) { cxx_reduce_arith<unsigned long>(); }
+TEST(GenericCxxReduce, SumProdFloat) { cxx_reduce_arith<float>(); }
+TEST(GenericCxxReduce, SumProdComplexDouble) { cxx_reduce_arith<std::complex<double>>(); }
+TEST(GenericCxxReduce, SumProdComplexFloat) { cxx_reduce_arith<std::complex<float>>(); }
 
 // shmem_global_exit is [[noreturn]]: no return statement needed here (the
 // program is compiled with -Werror=return-type). Never called.

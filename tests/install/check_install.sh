@@ -16,7 +16,9 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 # without LD_LIBRARY_PATH.
 mv "$prefix" "$tmp/moved" && prefix=$tmp/moved
 echo "== installed tools"
-env -u LD_LIBRARY_PATH "$prefix/bin/tilecomm-info" | grep -q SHMEM_SYMMETRIC_SIZE
+# grep reads all the output (no -q): under pipefail, a grep that stops early
+# would fail the pipe whenever tilecomm-info is still writing (SIGPIPE).
+env -u LD_LIBRARY_PATH "$prefix/bin/tilecomm-info" | grep SHMEM_SYMMETRIC_SIZE >/dev/null
 env -u LD_LIBRARY_PATH "$prefix/bin/tcrun" -n 2 "$prefix/bin/tilecomm-perf" --only signal_rtt --reps 1 --rep-ms 1 >/dev/null
 echo "== tccc"
 "$prefix/bin/tccc" -O2 "$src/examples/demo.c" -o "$tmp/demo_tccc"
