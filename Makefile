@@ -2,7 +2,8 @@
 #   make demo   install what is missing, build (Release), run the 4-PE demo and a short benchmark
 #   make test   install what is missing, build, run every test (also under ASan+UBSan, TSan for threads,
 #               and each libFuzzer target for a short while)
-#   make bench  compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare)
+#   make bench  compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare), then its
+#               collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -71,6 +72,7 @@ fuzz-long:
 bench: build
 	@bash scripts/install-deps.sh --bench
 	bash bench/compare --build $(BUILD)
+	bash bench/compare-coll --build $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

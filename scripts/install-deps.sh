@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tilecomm needs, if any is missing.
 #   scripts/install-deps.sh          build and test dependencies
-#   scripts/install-deps.sh --bench  also the peers of bench/compare (OpenMPI's OSHMEM)
+#   scripts/install-deps.sh --bench  also the peers of bench/compare and bench/compare-coll:
+#                                    OpenMPI (its OSHMEM and MPI), MPICH, and gnuplot for the plots
 set -euo pipefail
 
 # clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
 packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(openmpi-bin libopenmpi-dev)
+  packages+=(openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox)
 fi
 
 missing=()

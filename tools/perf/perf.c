@@ -1,11 +1,14 @@
-/* tilecomm-perf: point-to-point and barrier micro-benchmarks for OpenSHMEM.
+/* tilecomm-perf: point-to-point, barrier and collective micro-benchmarks for
+ * OpenSHMEM.
  *
- * One portable C source: it builds against tilecomm (tccc) and against any
- * OpenSHMEM 1.4 library such as OpenMPI's OSHMEM (oshcc). It only uses the
- * OpenSHMEM 1.4 API.
+ * Portable C (this file and perf_coll.c): it builds against tilecomm (tccc)
+ * and against any OpenSHMEM 1.4 library such as OpenMPI's OSHMEM (oshcc).
+ * Apart from the collectives it only uses the OpenSHMEM 1.4 API; the
+ * collectives use the 1.5 team forms where the library declares 1.5 and the
+ * 1.4 forms otherwise (perf_coll.c).
  *
  * Measured between PE 0 (the initiator) and PE 1 (the target); any other PE
- * waits in shmem_barrier_all. The barrier benchmark uses every PE.
+ * waits in shmem_barrier_all. The barrier and the collectives use every PE.
  *
  *   put_lat     shmem_putmem + shmem_quiet, per operation            us
  *   get_lat     shmem_getmem, per operation                          us
@@ -17,6 +20,15 @@
  *   signal_rtt  FULL round trip: PE 0 shmem_long_p's a flag to PE 1
  *               and waits on its own flag; PE 1 waits, then echoes   us
  *   barrier     shmem_barrier_all over all PEs ("size" = PE count)   us
+ *   fcollect, broadcast (root 0), reduce (sum of longs), alltoall: one
+ *               collective over all PEs per iteration, back to back, no
+ *               barrier in between; "size" = bytes per PE (alltoall: per
+ *               peer), 8 B to --coll-max-size in powers of two. Each gives
+ *               three rows: NAME (us per call), NAME_algbw and NAME_busbw
+ *               (GB/s, 1 GB = 1e9 B, nccl-tests convention: perf_coll.h).
+ *               Only run when --only names them (family "coll"); the
+ *               deprecated 1.4 forms are fcollect64, broadcast64,
+ *               sum_to_all and alltoall64 (family "coll_deprecated").
  *   async       (tilecomm build only) the PTO DMA instructions against
  *               memcpy, and compute/transfer overlap: see perf_async.cpp
  *
@@ -27,12 +39,17 @@
  * until a round lasts long enough to be timed reliably; then --reps rounds
  * of about --rep-ms milliseconds each are timed and the median is reported
  * (the table also shows the minimum and maximum of the repetitions).
+ * A collective round stops PE 0's clock after the closing barrier, so that it
+ * covers every PE's last call; that barrier is amortised over the round's
+ * iterations (a round lasts about --rep-ms).
  *
  * Output is printed by PE 0 only: a table, or with --csv the lines
  * "metric,size,value,unit" after a header of those names. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <shmem.h>
+
+#include "perf_coll.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -42,6 +59,7 @@
 #include <time.h>
 
 #define MAX_SIZE_DEFAULT ((size_t)16 << 20) /* 16 MiB */
+#define COLL_MAX_SIZE_DEFAULT ((size_t)64 << 20) /* 64 MiB per PE */
 #define MIN_SIZE 8
 #define MAX_REPS 51
 #define LINE 16 /* longs between control words: 128 bytes, no false sharing */
@@ -55,6 +73,7 @@ static struct {
   int reps;
   double rep_seconds;
   size_t max_size;
+  size_t coll_max_size;
 } opt;
 
 static int me, npes;
@@ -66,20 +85,25 @@ int tc_perf_async(int quick, int csv, int reps); /* perf_async.cpp */
 static void usage(FILE *to) {
   fprintf(to,
           "usage: perf [--csv] [--quick] [--only METRIC[,METRIC...]] [--reps N] [--rep-ms MS]\n"
-          "            [--max-size BYTES]\n"
+          "            [--max-size BYTES] [--coll-max-size BYTES]\n"
           "  --csv           print metric,size,value,unit lines instead of a table\n"
           "  --quick         fewer and shorter repetitions (a smoke run)\n"
           "  --only LIST     run only these metrics; a family name selects its members\n"
           "                  metrics: put_lat get_lat put_bw get_bw amo_fadd amo_cswap amo_inc\n"
           "                           signal_rtt barrier\n"
-          "                  families: lat bw put get amo signal\n"
+          "                           fcollect broadcast reduce alltoall (only when named)\n"
+          "                           fcollect64 broadcast64 sum_to_all alltoall64 (the deprecated forms)\n"
+          "                  families: lat bw put get amo signal coll coll_deprecated\n"
 #ifdef TILECOMM_PERF_ASYNC
           "                  async: the PTO DMA instructions vs memcpy, and overlap (runs on 1 PE too)\n"
 #endif
           "  --reps N        timed repetitions per result, median reported (default 5, quick 3)\n"
           "  --rep-ms MS     target length of one repetition (default 20, quick 3)\n"
           "  --max-size B    largest message for put/get, with optional K or M suffix (default 16M)\n"
-          "Run with at least 2 PEs (the barrier alone also runs on 1).\n");
+          "  --coll-max-size B  largest per-PE size of the collectives (default 64M; lowered to what\n"
+          "                  the symmetric heap holds: about (2 x PEs + 1) x B, see SHMEM_SYMMETRIC_SIZE;\n"
+          "                  OpenMPI's OSHMEM reads SHMEM_SYMMETRIC_HEAP_SIZE instead)\n"
+          "Run with at least 2 PEs (the barrier and the collectives also run on 1).\n");
 }
 
 static size_t parse_size(const char *s) {
@@ -95,6 +119,7 @@ static size_t parse_size(const char *s) {
 /* Returns 0 to run, 1 after --help, or 2 after a usage error (PE 0 prints). */
 static int parse_args(int argc, char **argv) {
   opt.max_size = MAX_SIZE_DEFAULT;
+  opt.coll_max_size = COLL_MAX_SIZE_DEFAULT;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -119,6 +144,9 @@ static int parse_args(int argc, char **argv) {
     } else if (val && !strcmp(a, "--max-size")) {
       opt.max_size = parse_size(val), ++i;
       bad_value = opt.max_size < MIN_SIZE;
+    } else if (val && !strcmp(a, "--coll-max-size")) {
+      opt.coll_max_size = parse_size(val), ++i;
+      bad_value = opt.coll_max_size < MIN_SIZE;
     } else {
       if (me == 0) {
         fprintf(stderr, "perf: unknown or incomplete option '%s'\n", a);
@@ -247,7 +275,7 @@ static void k_barrier(size_t size, long n) {
 
 /* ---- metrics ------------------------------------------------------------------ */
 
-enum kind { LATENCY, BANDWIDTH };
+enum kind { LATENCY, BANDWIDTH, COLLECTIVE }; /* a collective: us per call, and two bandwidths */
 
 struct metric {
   const char *name;
@@ -258,6 +286,8 @@ struct metric {
   int all_pes;    /* runs on every PE (barrier); otherwise needs PE 0 and 1 */
   void (*kernel)(size_t, long);
   long max_iters; /* per round */
+  enum coll_op coll; /* COLLECTIVE: which one (its `what` is coll_what[coll]) */
+  int deprecated;    /* COLLECTIVE: the 1.4 form, also on a 1.5 library */
 };
 
 static const struct metric metrics[] = {
@@ -271,6 +301,14 @@ static const struct metric metrics[] = {
     {"signal_rtt", "signal,lat", "long_p + wait_until, echoed: FULL round trip", LATENCY, 0, 0, k_signal_rtt,
      1000000},
     {"barrier", "", "shmem_barrier_all, all PEs (size = PEs)", LATENCY, 0, 1, k_barrier, 1000000},
+    {"fcollect", "coll", NULL, COLLECTIVE, 1, 1, k_fcollect, 1000000, COLL_FCOLLECT, 0},
+    {"broadcast", "coll", NULL, COLLECTIVE, 1, 1, k_broadcast, 1000000, COLL_BROADCAST, 0},
+    {"reduce", "coll", NULL, COLLECTIVE, 1, 1, k_reduce, 1000000, COLL_REDUCE, 0},
+    {"alltoall", "coll", NULL, COLLECTIVE, 1, 1, k_alltoall, 1000000, COLL_ALLTOALL, 0},
+    {"fcollect64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_fcollect64, 1000000, COLL_FCOLLECT, 1},
+    {"broadcast64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_broadcast64, 1000000, COLL_BROADCAST, 1},
+    {"sum_to_all", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_sum_to_all, 1000000, COLL_REDUCE, 1},
+    {"alltoall64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_alltoall64, 1000000, COLL_ALLTOALL, 1},
 };
 #define NMETRICS ((int)(sizeof metrics / sizeof metrics[0]))
 
@@ -286,7 +324,7 @@ static int list_has(const char *list, const char *word) {
 }
 
 static int selected(const struct metric *m) {
-  if (!opt.only) return 1;
+  if (!opt.only) return m->kind != COLLECTIVE; /* collectives only when named: the default run stays short */
   if (list_has(opt.only, m->name)) return 1;
   for (const char *p = m->family; *p;) {
     const char *e = strchr(p, ',');
@@ -304,7 +342,8 @@ static int selected(const struct metric *m) {
 
 static int only_is_valid(void) {
   if (!opt.only) return 1;
-  static const char *const families[] = {"lat", "bw", "put", "get", "amo", "signal", "async"};
+  static const char *const families[] = {"lat", "bw", "put", "get", "amo",
+                                         "signal", "async", "coll", "coll_deprecated"};
   for (const char *p = opt.only; *p;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -331,6 +370,7 @@ static double round_of(const struct metric *m, size_t size, long n) {
   m->kernel(size, n);
   double t = now() - t0;
   shmem_barrier_all();
+  if (m->kind == COLLECTIVE) t = now() - t0; /* until every PE finished its last call */
   return me == 0 ? t : 0;
 }
 
@@ -360,6 +400,10 @@ static struct result measure(const struct metric *m, size_t size) {
   /* Calibration and warm-up: grow n until a round lasts `calib`. */
   for (;;) {
     t = round_of(m, size, n);
+    if (m->kind == COLLECTIVE) { /* the faster of two rounds: one slow first call ends no calibration */
+      double t2 = round_of(m, size, n);
+      if (t2 < t) t = t2;
+    }
     long next = 0; /* 0: done */
     if (me == 0 && t < calib && n < m->max_iters) {
       double grow = t > 0 ? calib / t * 1.5 : 100;
@@ -387,7 +431,7 @@ static struct result measure(const struct metric *m, size_t size) {
     double tr = round_of(m, size, reps_n);
     if (me == 0) {
       if (tr <= 0) tr = 1e-9;
-      v[r] = m->kind == LATENCY ? tr / (double)reps_n * 1e6 : (double)size * (double)reps_n / tr / 1e6;
+      v[r] = m->kind != BANDWIDTH ? tr / (double)reps_n * 1e6 : (double)size * (double)reps_n / tr / 1e6;
     }
   }
   struct result res = {0, 0, 0, reps_n};
@@ -455,8 +499,11 @@ static void print_header(void) {
     printf("# each value: median of %d repetitions of ~%.0f ms (min and max shown); "
            "1 MB/s = 1e6 bytes/s\n",
            opt.reps, opt.rep_seconds * 1e3);
-    printf("%-11s %-46s %9s %12s %12s %12s %-5s %10s\n", "metric", "operation", "size", "median", "min", "max",
-           "unit", "iters/rep");
+    int point_to_point = 0; /* the collectives print a header of their own */
+    for (int i = 0; i < NMETRICS; ++i) point_to_point |= selected(&metrics[i]) && metrics[i].kind != COLLECTIVE;
+    if (point_to_point)
+      printf("%-11s %-46s %9s %12s %12s %12s %-5s %10s\n", "metric", "operation", "size", "median", "min", "max",
+             "unit", "iters/rep");
   }
   fflush(stdout);
 }
@@ -471,6 +518,34 @@ static void print_row(const struct metric *m, size_t size, const struct result *
     const char *fmt = m->kind == LATENCY ? "%-11s %-46s %9s %12.3f %12.3f %12.3f %-5s %10ld\n"
                                          : "%-11s %-46s %9s %12.1f %12.1f %12.1f %-5s %10ld\n";
     printf(fmt, m->name, m->what, s, r->median, r->min, r->max, unit_of(m), r->iters);
+  }
+  fflush(stdout);
+}
+
+/* A collective at one size: CSV rows NAME (us), NAME_algbw and NAME_busbw (GB/s);
+ * in the table one line, after a header of its own before the first one. */
+static void print_coll_row(const struct metric *m, size_t size, const struct result *r) {
+  double bytes, factor;
+  coll_bandwidth(m->coll, size, npes, &bytes, &factor);
+  const double algbw = bytes / (r->median * 1e-6) / 1e9;
+  if (opt.csv) {
+    printf("%s,%zu,%.6g,us\n", m->name, size, r->median);
+    printf("%s_algbw,%zu,%.6g,GB/s\n", m->name, size, algbw);
+    printf("%s_busbw,%zu,%.6g,GB/s\n", m->name, size, algbw * factor);
+  } else {
+    static int header_done;
+    if (!header_done) {
+      header_done = 1;
+      printf("# collectives over %d PEs, size = bytes per PE (alltoall: per peer); time per call in us;\n"
+             "# algbw and busbw in GB/s (1e9 B/s) from the median time, nccl-tests convention\n",
+             npes);
+      printf("%-11s %-46s %9s %12s %12s %12s %9s %9s %10s\n", "metric", "operation", "size", "us median", "min",
+             "max", "algbw", "busbw", "iters/rep");
+    }
+    char sbuf[32];
+    const char *what = m->deprecated ? coll_what_deprecated[m->coll] : coll_what[m->coll];
+    printf("%-11s %-46s %9s %12.3f %12.3f %12.3f %9.3f %9.3f %10ld\n", m->name, what,
+           human_size(size, sbuf, sizeof sbuf), r->median, r->min, r->max, algbw, algbw * factor, r->iters);
   }
   fflush(stdout);
 }
@@ -517,12 +592,33 @@ int main(int argc, char **argv) {
   memset(ctl, 0, 4 * LINE * sizeof(long));
   shmem_barrier_all();
 
+  int run_coll = 0;
+  for (int i = 0; i < NMETRICS; ++i) run_coll |= selected(&metrics[i]) && metrics[i].kind == COLLECTIVE;
+  size_t coll_limit = run_coll ? coll_setup(me, npes, opt.coll_max_size) : 0;
+  if (run_coll && coll_limit < MIN_SIZE) {
+    if (me == 0) fprintf(stderr, "perf: no room for the collectives' buffers (SHMEM_SYMMETRIC_SIZE too small?)\n");
+    shmem_global_exit(1);
+  }
+  if (run_coll && me == 0 && coll_limit * 2 <= opt.coll_max_size)
+    fprintf(stderr, "perf: the collectives stop at %zu bytes per PE: the symmetric heap holds no more "
+                    "(raise SHMEM_SYMMETRIC_SIZE; OpenMPI's OSHMEM: SHMEM_SYMMETRIC_HEAP_SIZE)\n", coll_limit);
+
   if (me == 0) print_header();
 
   for (int i = 0; i < NMETRICS; ++i) {
     const struct metric *m = &metrics[i];
     if (!selected(m)) continue;
-    if (m->sized) {
+    if (m->kind == COLLECTIVE) {
+      for (size_t size = MIN_SIZE; size <= coll_limit; size *= 2) {
+        coll_poison(m->coll, size);
+        struct result r = measure(m, size);
+        if (coll_check(m->coll, m->deprecated, size)) {
+          if (me == 0) CTL_ERROR = 1;
+          else shmem_long_p(&CTL_ERROR, 1, 0);
+        }
+        if (me == 0) print_coll_row(m, size, &r);
+      }
+    } else if (m->sized) {
       for (size_t size = MIN_SIZE;; size *= 4) {
         if (size > max_size) size = max_size;
         verify(size);
@@ -551,6 +647,7 @@ int main(int argc, char **argv) {
   int failed = me == 0 && CTL_ERROR != 0;
   if (failed) fprintf(stderr, "perf: data checks failed; the numbers above are not valid\n");
   free(local_buf);
+  if (run_coll) coll_teardown();
   shmem_free(sym_buf);
   shmem_free(ctl);
   shmem_finalize();
