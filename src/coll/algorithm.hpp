@@ -153,10 +153,18 @@ void rsag_reduce(Group& g);         // rsag.cpp
 /// the call cannot go through scratch (collect decides per member).
 std::size_t scratch_need(const Args& a, int members);
 
+/// Copies n bytes (dst and src may be the same, never partly overlap);
+/// `stream`: with non-temporal stores, for calls larger than the caches
+/// (NOTE [streaming copies] in copy.cpp; decided per call, see streaming()).
+void copy(void* dst, const void* src, std::size_t n, bool stream);
+constexpr std::size_t kStreamBytes = std::size_t{4} << 20;
+/// Whether a call in which each member writes `bytes` to its dest streams.
+inline bool streaming(std::size_t bytes) { return bytes >= kStreamBytes; }
+
 /// dst[i] = a[i] op b[i] for `count` elements of `t`; dst may be a.
 void reduce2(DType t, Op op, void* dst, const void* a, const void* b, std::size_t count);
 
 /// The bytes of alltoall block `block` of `source` (strided for alltoalls), copied to `dst_block`.
-void copy_block(const Args& a, char* dst_block, const char* src, int block);
+void copy_block(const Args& a, char* dst_block, const char* src, int block, bool stream = false);
 
 }  // namespace tilecomm::coll

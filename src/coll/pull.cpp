@@ -12,14 +12,15 @@ namespace tilecomm::coll {
 void pull_broadcast(Group& g) {
   const Args& a = g.args;
   const std::size_t bytes = a.count * a.elem;
+  const bool stream = streaming(bytes);
   g.arrive();
   if (g.me() == a.root) {
-    if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
+    if (a.root_dest && a.dest != a.source) copy(a.dest, a.source, bytes, stream);
     g.wait_readers(g.size() - 1);
     return;
   }
   g.wait_arrival(a.root);
-  std::memcpy(a.dest, g.peer(a.source, a.root), bytes);
+  copy(a.dest, g.peer(a.source, a.root), bytes, stream);
   g.report_done(a.root);
 }
 
@@ -67,11 +68,12 @@ void gather(Group& g, bool allow_scratch) {
     at[k] = off;
     off += len[k] & ~kInScratch;
   }
-  std::memmove(dest + at[me], a.source, mine);
+  const bool stream = streaming(off);
+  copy(dest + at[me], a.source, mine, stream);
   g.each_arrival([&](int k) {
     const bool in_scratch = len[k] & kInScratch;
     const char* from = in_scratch ? g.scratch(k) + kHeader : g.peer(static_cast<const char*>(a.source), k);
-    std::memcpy(dest + at[k], from, len[k] & ~kInScratch);
+    copy(dest + at[k], from, len[k] & ~kInScratch, stream);
     if (!in_scratch) g.report_done(k);
   });
   if (!(len[me] & kInScratch)) g.wait_readers(n - 1);
@@ -82,9 +84,9 @@ void gather(Group& g, bool allow_scratch) {
 void pull_gather(Group& g) { gather(g, false); }
 void mixed_collect(Group& g) { gather(g, true); }
 
-void copy_block(const Args& a, char* dst, const char* src, int block) {
+void copy_block(const Args& a, char* dst, const char* src, int block, bool stream) {
   if (a.kind == Kind::Alltoall) {
-    std::memcpy(dst, src + block * a.count * a.elem, a.count * a.elem);
+    copy(dst, src + block * a.count * a.elem, a.count * a.elem, stream);
     return;
   }
   const std::ptrdiff_t ds = a.dst_stride * static_cast<std::ptrdiff_t>(a.elem);
@@ -99,10 +101,11 @@ void pull_alltoall(Group& g) {
   const auto* source = static_cast<const char*>(a.source);
   // Destination blocks: count elements, dst_stride apart for alltoalls.
   const std::size_t dst_block = a.count * a.elem * (a.kind == Kind::Alltoalls ? a.dst_stride : 1);
+  const bool stream = streaming(a.count * a.elem * g.size());
   g.arrive();
-  copy_block(a, dest + g.me() * dst_block, source, g.me());
+  copy_block(a, dest + g.me() * dst_block, source, g.me(), stream);
   g.each_arrival([&](int k) {
-    copy_block(a, dest + k * dst_block, g.peer(source, k), g.me());
+    copy_block(a, dest + k * dst_block, g.peer(source, k), g.me(), stream);
     g.report_done(k);
   });
   g.wait_readers(g.size() - 1);

@@ -17,6 +17,7 @@ void rsag_reduce(Group& g) {
   const int n = g.size(), me = g.me();
   const std::size_t chunk = std::max<std::size_t>(1, (64 << 10) / a.elem);
   const bool in_place = a.dest == a.source;
+  const bool stream = streaming(a.count * a.elem);
   auto slice = [&](int k) { return a.count * k / n; };  // first element of member k's slice
   g.arrive();
   g.wait_all_arrived();
@@ -47,7 +48,7 @@ void rsag_reduce(Group& g) {
     for (std::size_t i = slice(k); i < slice(k + 1); i += chunk) {
       const std::size_t len = std::min(chunk, slice(k + 1) - i), off = i * a.elem;
       g.wait(k, kProgress, base | ++c, "its reduced slice");
-      std::memcpy(dest + off, theirs + off, len * a.elem);
+      copy(dest + off, theirs + off, len * a.elem, stream);
     }
     g.report_done(k);
   }
