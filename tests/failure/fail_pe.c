@@ -21,6 +21,10 @@ static long never;         /* nobody writes it: a wait on it ends only when the 
 static long arrived;       /* the PEs that will block announce themselves on the one that fails */
 static long lock_var;      /* the lock of the lock scenarios */
 static long put_target;    /* a symmetric put target */
+static long coll_src[64], coll_dst[64 * 64];  /* collective buffers (up to 64 PEs) */
+static int coll_isrc[64], coll_idst[64];
+static long coll_psync[SHMEM_SYNC_SIZE];
+static long coll_pwrk[64];
 
 static void say(const char *fmt, ...) {
   va_list ap;
@@ -349,6 +353,71 @@ static int tcrun_stranger(void) {
   return finish();
 }
 
+/* 11: PE 1 dies just before a collective (argv[2]: broadcast, collect,
+ * fcollect, alltoall, reduce, broadcast64, to-all) that every other PE is
+ * in or about to enter (they announce themselves on PE 1 first, with no
+ * other blocking call in between). PE 1 is the root of the broadcasts, so
+ * every other PE needs something from it. */
+static int kill_in_collective(const char *kind) {
+  shmem_init();
+  int i, me = shmem_my_pe(), n = shmem_n_pes();
+  for (i = 0; i < SHMEM_SYNC_SIZE; ++i) coll_psync[i] = SHMEM_SYNC_VALUE;
+  for (i = 0; i < 64; ++i) coll_src[i] = me * 100 + i;
+  shmem_barrier_all();
+  if (me == 1) {
+    shmem_long_wait_until(&arrived, SHMEM_CMP_EQ, n - 1);
+    say("helper: PE 1 dies before the %s\n", kind);
+    raise(SIGKILL);
+  }
+  shmem_long_atomic_inc(&arrived, 1);
+  if (!strcmp(kind, "broadcast")) shmem_long_broadcast(SHMEM_TEAM_WORLD, coll_dst, coll_src, 8, 1);
+  else if (!strcmp(kind, "collect")) shmem_long_collect(SHMEM_TEAM_WORLD, coll_dst, coll_src, (size_t)me % 3 + 1);
+  else if (!strcmp(kind, "fcollect")) shmem_long_fcollect(SHMEM_TEAM_WORLD, coll_dst, coll_src, 8);
+  else if (!strcmp(kind, "alltoall")) shmem_long_alltoall(SHMEM_TEAM_WORLD, coll_dst, coll_src, 1);
+  else if (!strcmp(kind, "reduce")) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, 8);
+  else if (!strcmp(kind, "broadcast64")) shmem_broadcast64(coll_dst, coll_src, 8, 1, 0, 0, n, coll_psync);
+  else if (!strcmp(kind, "to-all")) shmem_long_sum_to_all(coll_dst, coll_src, 8, 0, 0, n, coll_pwrk, coll_psync);
+  else return 98;
+  unexpected("a collective returned although PE 1 died before calling it");
+  return 0;
+}
+
+/* 12: checked mode (run with TILECOMM_CHECK=1): PE 0 makes a collective call
+ * on the world that differs from the other PEs' in what argv[2] names: root
+ * (broadcast root 1 vs 2), nelems (fcollect 13 vs 29), op (sum vs max
+ * reduce), type (int vs long sum reduce), routine (fcollect vs broadcast).
+ * No call may return. "none": the calls agree (collect with different
+ * counts per PE, as collect allows) and the job ends normally. */
+static int coll_mismatch(const char *what) {
+  shmem_init();
+  int me = shmem_my_pe();
+  shmem_barrier_all();
+  if (!strcmp(what, "root")) {
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4, me == 0 ? 1 : 2);
+  } else if (!strcmp(what, "nelems")) {
+    shmem_long_fcollect(SHMEM_TEAM_WORLD, coll_dst, coll_src, me == 0 ? 13 : 29);
+  } else if (!strcmp(what, "op")) {
+    if (me == 0) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4);
+    else shmem_long_max_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4);
+  } else if (!strcmp(what, "type")) {
+    if (me == 0) shmem_int_sum_reduce(SHMEM_TEAM_WORLD, coll_idst, coll_isrc, 4);
+    else shmem_long_sum_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4);
+  } else if (!strcmp(what, "routine")) {
+    if (me == 0) shmem_long_fcollect(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4);
+    else shmem_long_broadcast(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4, 0);
+  } else if (!strcmp(what, "none")) {
+    shmem_long_collect(SHMEM_TEAM_WORLD, coll_dst, coll_src, (size_t)me + 1);
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4, 1);
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, 4);
+    say("helper: PE %d made its checked collectives\n", me);
+    return finish();
+  } else {
+    return 98;
+  }
+  unexpected("a mismatched collective returned in checked mode");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   say("helper: PE %d pid %d\n", env_rank(), (int)getpid());
   const char *s = argc > 1 ? argv[1] : "";
@@ -376,6 +445,8 @@ int main(int argc, char **argv) {
   if (!strcmp(s, "print-env")) return print_env(argc, argv);
   if (!strcmp(s, "ready-then-wait")) return ready_then_wait();
   if (!strcmp(s, "tcrun-stranger")) return tcrun_stranger();
+  if (!strcmp(s, "kill-in-collective")) return kill_in_collective(argc > 2 ? argv[2] : "");
+  if (!strcmp(s, "coll-mismatch")) return coll_mismatch(argc > 2 ? argv[2] : "");
   fprintf(stderr, "helper: unknown scenario '%s'\n", s);
   return 98;
 }
