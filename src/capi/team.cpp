@@ -109,8 +109,9 @@ void shmem_team_destroy(shmem_team_t team) {
   if (!team) return;
   if (team->predefined) usage_error("shmem_team_destroy", "predefined teams (WORLD, SHARED) cannot be destroyed");
   // Destroying is collective: once every member is here, nobody still reads
-  // a member's collective scratch or words, and the slot may serve a new team.
-  r.team_sync(*team, "shmem_team_destroy");
+  // a member's collective scratch, words or barrier flags, and the slot may
+  // serve a new team.
+  r.team_quiesce(*team, "shmem_team_destroy");
   r.free_slot(team->slot);
   delete team;
 }

@@ -40,10 +40,15 @@ namespace tilecomm::coll {
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
 constexpr int kWords = 5;
+// In a pSync the words start at long 8: longs 0..3 stay for the active-set
+// barrier (capi/sync.cpp), so shmem_barrier may follow a collective on the
+// same pSync at once.
+constexpr int kPsyncFirstWord = 8;
 constexpr int kPsyncWordStride = 8;    // longs between the words in a pSync (one cache line)
-constexpr int kPsyncRecord = 40;       // first long of the checked-mode record in a pSync
+constexpr int kPsyncRecord = kPsyncFirstWord + kWords * kPsyncWordStride;  // the checked-mode record
 constexpr int kRecordWords = 16;
 constexpr int kPsyncLongs = kPsyncRecord + kRecordWords;  // pSync longs used (SHMEM_*_SYNC_SIZE is 64)
+static_assert(kPsyncLongs <= 64);
 constexpr int kProgressShift = 24;     // rsag progress: tag << 24 | chunks
 
 /// The members of one call and where they synchronise.

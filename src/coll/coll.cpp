@@ -127,46 +127,64 @@ void check_disjoint(const Args& a, std::size_t src_bytes, std::size_t dst_bytes)
                 a.source, src_bytes, a.dest, dst_bytes, kind_name(a.kind));
 }
 
-void check_args(const Args& a, int n) {
-  const std::size_t bytes = a.count * a.elem;
+// a * b, or a usage error when the product does not fit in a size_t.
+std::size_t times(std::size_t a, std::size_t b, const Args& args) {
+  std::size_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    usage_error(args.call, "the call spans more than 2^64 bytes (%zu x %zu): nelems or a stride is too large", a, b);
+  return r;
+}
+
+// Either the same array or disjoint ones (reductions, broadcasts).
+void check_same_or_disjoint(const Args& a, std::size_t bytes) {
+  auto* s = static_cast<const char*>(a.source);
+  auto* d = static_cast<const char*>(a.dest);
+  if (s != d && s < d + bytes && d < s + bytes)
+    usage_error(a.call, "source %p and dest %p overlap without being equal; a %s is either in place (the same "
+                "address) or between disjoint arrays", a.source, a.dest, kind_name(a.kind));
+}
+
+void check_args(const Args& a, int n, const char* group) {
+  const std::size_t bytes = times(a.count, a.elem, a);
   switch (a.kind) {
     case Kind::Broadcast:
       if (a.root < 0 || a.root >= n)
-        usage_error(a.call, "PE_root %d is out of range: the team has PEs 0..%d", a.root, n - 1);
+        usage_error(a.call, "PE_root %d is out of range: the %s has PEs 0..%d", a.root, group, n - 1);
       check_range(a.source, bytes, "source", a);
       check_range(a.dest, bytes, "dest", a);
+      check_same_or_disjoint(a, bytes);
       break;
     case Kind::Collect:
-    case Kind::Fcollect:
+    case Kind::Fcollect: {
+      // A collect's dest is checked once the members' counts are known (pull.cpp).
+      const std::size_t dest = a.kind == Kind::Fcollect ? times(bytes, n, a) : bytes;
       check_range(a.source, bytes, "source", a);
-      check_range(a.dest, a.kind == Kind::Fcollect ? bytes * n : std::min<std::size_t>(bytes, 1), "dest", a);
-      check_disjoint(a, bytes, a.kind == Kind::Fcollect ? bytes * n : bytes);
+      check_range(a.dest, dest, "dest", a);
+      check_disjoint(a, bytes, dest);
       break;
+    }
     case Kind::Alltoall:
-      check_range(a.source, bytes * n, "source", a);
+      check_range(a.source, times(bytes, n, a), "source", a);
       check_range(a.dest, bytes * n, "dest", a);
       check_disjoint(a, bytes * n, bytes * n);
       break;
     case Kind::Alltoalls: {
       if (a.dst_stride < 1 || a.src_stride < 1)
         usage_error(a.call, "strides dst=%td and sst=%td must be at least 1", a.dst_stride, a.src_stride);
-      const std::size_t last = a.count * n - 1;  // index of the last element moved
       if (a.count == 0) break;
-      check_range(a.source, (last * a.src_stride + 1) * a.elem, "source", a);
-      check_range(a.dest, (last * a.dst_stride + 1) * a.elem, "dest", a);
-      check_disjoint(a, (last * a.src_stride + 1) * a.elem, (last * a.dst_stride + 1) * a.elem);
+      const std::size_t last = times(a.count, n, a) - 1;  // index of the last element moved
+      const std::size_t src = times(times(last, a.src_stride, a) + 1, a.elem, a);
+      const std::size_t dst = times(times(last, a.dst_stride, a) + 1, a.elem, a);
+      check_range(a.source, src, "source", a);
+      check_range(a.dest, dst, "dest", a);
+      check_disjoint(a, src, dst);
       break;
     }
-    case Kind::Reduce: {
+    case Kind::Reduce:
       check_range(a.source, bytes, "source", a);
       check_range(a.dest, bytes, "dest", a);
-      auto* s = static_cast<const char*>(a.source);
-      auto* d = static_cast<const char*>(a.dest);
-      if (s != d && s < d + bytes && d < s + bytes)
-        usage_error(a.call, "source %p and dest %p overlap without being equal; a reduction is either in place "
-                    "(the same address) or between disjoint arrays", a.source, a.dest);
+      check_same_or_disjoint(a, bytes);
       break;
-    }
   }
 }
 
@@ -188,7 +206,7 @@ void run_alone(const Args& a) {
 // calls; the leader then leaves its wait because the job failed. Comparing
 // everybody with the leader finds every mismatch: two members that differ
 // cannot both agree with it.
-enum Field { kTag, kKindField, kRoot, kCountField, kElem, kTypeOp, kDst, kSrc, kName };
+enum Field { kTag, kKindField, kRoot, kCountField, kElem, kTypeOp, kDst, kSrc, kInPlace, kName };
 constexpr std::size_t kNameBytes = (kRecordWords - kName) * sizeof(std::uint64_t);
 
 void fill_record(const Args& a, std::uint64_t* r) {
@@ -199,6 +217,7 @@ void fill_record(const Args& a, std::uint64_t* r) {
   r[kTypeOp] = a.kind == Kind::Reduce ? (static_cast<std::uint64_t>(a.dtype) << 8 | static_cast<std::uint64_t>(a.op)) : 0;
   r[kDst] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.dst_stride) : 0;
   r[kSrc] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.src_stride) : 0;
+  r[kInPlace] = a.dest == a.source;
   char name[kNameBytes] = {};
   std::strncpy(name, a.call, kNameBytes - 1);
   std::memcpy(r + kName, name, kNameBytes);
@@ -217,6 +236,7 @@ std::string describe(const std::uint64_t* r) {
     s += strprintf(", %s %s", dtype_name(static_cast<DType>(r[kTypeOp] >> 8)), op_name(static_cast<Op>(r[kTypeOp] & 0xff)));
   if (kind == Kind::Alltoalls)
     s += strprintf(", strides dst %lld sst %lld", static_cast<long long>(r[kDst]), static_cast<long long>(r[kSrc]));
+  if (r[kInPlace]) s += ", in place";
   return s + ")";
 }
 
@@ -242,7 +262,8 @@ void check_call(Group& g) {
   if (!std::equal(mine + 1, mine + kName, theirs + 1))
     usage_error(g.args.call, "TILECOMM_CHECK: the members of this %s made different collective calls: this PE (member "
                 "%d) called %s but PE %d (member 0) called %s, as call %llu of the %s; every member must make the "
-                "same collective calls in the same order with the same root, count, type and operation",
+                "same collective calls in the same order with the same root, count, type, operation and "
+                "in-place choice",
                 g.team_mode() ? "team" : "active set", g.me(), describe(mine).c_str(), g.world(0),
                 describe(theirs).c_str(), static_cast<unsigned long long>(g.tag()),
                 g.team_mode() ? "team" : "active set");
@@ -276,7 +297,7 @@ std::size_t scratch_need(const Args& a, int members) {
 int run(tilecomm_team* team, const Args& a) {
   shmem::rt(a.call);
   if (!team) return -1;
-  check_args(a, team->size);
+  check_args(a, team->size, "team");
   if (team->size == 1) {
     run_alone(a);
     return 0;
@@ -288,7 +309,7 @@ int run(tilecomm_team* team, const Args& a) {
 
 void run_active_set(int start, int log_stride, int size, long* psync, const Args& a) {
   const int me = shmem::active_set_member(start, log_stride, size, a.call);
-  check_args(a, size);
+  check_args(a, size, "active set");
   check_range(psync, kPsyncLongs * sizeof(long), "pSync", a);
   if (size == 1) return run_alone(a);
   // NOTE [collective words]: an active set's tag counts the calls made with this pSync and set.

@@ -17,7 +17,7 @@ Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t
 
 std::atomic<std::uint64_t>& Group::word(int member, Word w) const {
   if (team_) return g_runtime->control(world(member)).coll[team_->slot].word[w].value;
-  auto* p = reinterpret_cast<std::uint64_t*>(peer(psync_ + w * kPsyncWordStride, member));
+  auto* p = reinterpret_cast<std::uint64_t*>(peer(psync_ + kPsyncFirstWord + w * kPsyncWordStride, member));
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(p);
 }
 

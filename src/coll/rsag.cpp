@@ -8,6 +8,7 @@
 // slice only after the peer has reduced that chunk, that is after it read it.
 #include "coll/algorithm.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace tilecomm::coll {
@@ -27,15 +28,14 @@ void rsag_reduce(Group& g) {
   char* dest = static_cast<char*>(a.dest);
   // In place, my dest is my source: accumulate a chunk aside, so that my
   // own source chunk is read before it is overwritten.
-  std::vector<char> aside(in_place ? chunk * a.elem : 0);
+  std::unique_ptr<char[]> aside(in_place ? new char[std::min(chunk, slice(me + 1) - slice(me)) * a.elem] : nullptr);
   std::atomic<std::uint64_t>& progress = g.word(me, kProgress);
   const std::uint64_t base = g.tag() << kProgressShift;
   std::uint64_t done_chunks = 0;
   for (std::size_t i = slice(me); i < slice(me + 1); i += chunk) {
     const std::size_t len = std::min(chunk, slice(me + 1) - i), off = i * a.elem;
-    char* acc = in_place ? aside.data() : dest + off;
-    if (n == 1) std::memcpy(acc, src[0] + off, len * a.elem);
-    else reduce2(a.dtype, a.op, acc, src[0] + off, src[1] + off, len);
+    char* acc = in_place ? aside.get() : dest + off;
+    reduce2(a.dtype, a.op, acc, src[0] + off, src[1] + off, len);
     for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, src[k] + off, len);
     if (in_place) std::memcpy(dest + off, acc, len * a.elem);
     progress.store(base | ++done_chunks, std::memory_order_release);

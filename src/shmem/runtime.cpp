@@ -23,7 +23,16 @@ struct PeerInfo {
   memory::SegmentKey data;
   std::int32_t cpus;  // CPUs the job may use, as this PE sees them
   char host[64];
+  char coll[96];      // the collective settings every PE must share (coll_settings)
 };
+
+// The settings that decide collective algorithms: they must be the same on
+// every PE, or members would pick different algorithms and wait forever.
+std::string coll_settings(const Config& c) {
+  return strprintf("TILECOMM_COLL_SCRATCH=%zu %s/%s/%s/%s/%s/%s", c.coll_scratch, c.coll_broadcast.c_str(),
+                   c.coll_collect.c_str(), c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(),
+                   c.coll_reduce.c_str());
+}
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the
 // collective scratch of every team slot.
@@ -42,8 +51,8 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
                                                   my_pe_, n_pes_, cfg_.bootstrap_timeout);
 
   // Symmetric memory: the heap (control block first), then the data segment.
-  if (cfg_.coll_scratch % 128 != 0 || cfg_.coll_scratch > (std::size_t{64} << 20))
-    raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 128 bytes up to 64M; "
+  if (cfg_.coll_scratch % 128 != 0 || cfg_.coll_scratch < 128 || cfg_.coll_scratch > (std::size_t{64} << 20))
+    raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 128 bytes from 128 to 64M; "
           "use for example 16K", cfg_.coll_scratch);
   const std::size_t reserve = control_bytes(cfg_);
   coll_scratch_offset_ = scratch_offset();
@@ -63,6 +72,7 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
   gethostname(mine.host, sizeof mine.host - 1);
+  snprintf(mine.coll, sizeof mine.coll, "%s", coll_settings(cfg_).c_str());
   // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
   mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
   cpu_set_t cpus;
@@ -73,6 +83,10 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host);
   oversubscribed_ = all[0].cpus > 0 && n_pes_ > all[0].cpus;
   for (int pe = 0; pe < n_pes_; ++pe) {
+    if (strcmp(all[pe].coll, mine.coll) != 0)
+      raise(ErrorCode::InvalidUsage, "PE %d has the collective settings %s (TILECOMM_COLL_SCRATCH, then "
+            "TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE) and PE %d %s; they decide the "
+            "algorithms and must be the same on every PE", my_pe_, mine.coll, pe, all[pe].coll);
     if (hosts_[pe] != hosts_[my_pe_])
       raise(ErrorCode::InvalidUsage, "PE %d runs on host %s and PE %d on %s: this build of tilecomm connects PEs "
             "of one host only (shared memory); run all PEs on one host", my_pe_, hosts_[my_pe_].c_str(), pe,

@@ -140,6 +140,10 @@ class Runtime {
   /// Barrier over a team's members with dissemination flags (no quiet).
   void team_sync(tilecomm_team& team, const char* call);
   void central_sync(tilecomm_team& team, std::uint64_t epoch, const char* call);
+  /// Before a team's slot is freed: a barrier after which no member still
+  /// reads another member's flags (team_sync alone leaves the central
+  /// barrier's members polling team PE 0's release flag after it returned).
+  void team_quiesce(tilecomm_team& team, const char* call);
   /// Reserves `count` team slots agreed by every member of `parent`;
   /// fills `slots` and returns true, or false when slots are exhausted.
   bool agree_slots(tilecomm_team& parent, int count, int* slots, const char* call);

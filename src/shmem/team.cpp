@@ -67,6 +67,24 @@ void Runtime::central_sync(tilecomm_team& team, std::uint64_t epoch, const char*
                 strprintf("epoch %llu", static_cast<unsigned long long>(release.load())));
 }
 
+void Runtime::team_quiesce(tilecomm_team& team, const char* call) {
+  team_sync(team, call);
+  if (!oversubscribed() || team.size == 1) return;
+  // The arrival half of one more central barrier: the others have left the
+  // last release when they arrive, and they poll nothing after arriving.
+  const std::uint64_t epoch = ++team.epoch;
+  std::atomic<std::uint64_t>& count = control(team.world(0)).barrier[team.slot][0].value;
+  if (team.my_pe != 0) {
+    count.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  const std::uint64_t arrivals = epoch * static_cast<std::uint64_t>(team.size - 1);
+  WaitStatus st = wait_for([&] { return count.load(std::memory_order_acquire) >= arrivals; });
+  if (st != WaitStatus::Done)
+    wait_failed(st, call, &count, strprintf("%llu arrivals after the last barrier", static_cast<unsigned long long>(arrivals)),
+                std::to_string(count.load()));
+}
+
 bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const char* call) {
   std::uint64_t free_mask;
   {

@@ -578,3 +578,23 @@ TEST(ActiveSetConcurrent, DisjointSetsWithTheirOwnPSyncs) {
   }
   shmem_barrier_all();
 }
+
+TEST(ActiveSetPSync, BarrierRightAfterACollectiveOnTheSamePSync) {
+  // A common idiom: a collective, then shmem_barrier on the same pSync at
+  // once. The collective's words must not share longs with the barrier's.
+  static long ps[SHMEM_BCAST_SYNC_SIZE];
+  for (long& v : ps) v = SHMEM_SYNC_VALUE;
+  const int n = npes();
+  Sym<long> src(4), dst(4);
+  if (!src.ok() || !dst.ok()) return;
+  shmem_barrier_all();
+  for (int it = 0; it < 3000; ++it) {
+    const int root = it % n;
+    for (int i = 0; i < 4; ++i) src[i] = me() * 1000 + it * 4 + i, dst[i] = -1;
+    shmem_broadcast64(dst.get(), src.get(), 4, root, 0, 0, n, ps);
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(dst[i], me() == root ? -1 : root * 1000 + it * 4 + i) << "call " << it << ", element " << i;
+    shmem_barrier(0, 0, n, ps);
+  }
+  EXPECT_TRUE(std::all_of(std::begin(ps), std::end(ps), [](long v) { return v == SHMEM_SYNC_VALUE; }));
+}

@@ -764,3 +764,29 @@ TEST(Teams, TeamContextsAreTeamRelative) {
   barrier();
   if (odds != SHMEM_TEAM_INVALID) shmem_team_destroy(odds);
 }
+
+TEST(Teams, SlotReusedRightAfterDestroyByAnotherParent) {
+  // Team {0,1} is destroyed and at once PEs 0 and 2 make a team of their own
+  // from their parent {0,2}: it may take the freed slot while PE 1 is still
+  // leaving the destroy. With more PEs than CPUs (the central barrier) PE 1
+  // must not find the slot's flags reset under it.
+  if (shmem_n_pes() < 3) return;
+  shmem_team_t pair = SHMEM_TEAM_INVALID;
+  ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, 2, nullptr, 0, &pair), 0);
+  for (int it = 0; it < 200; ++it) {
+    shmem_team_t t = SHMEM_TEAM_INVALID, q = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &t), 0);
+    if (t != SHMEM_TEAM_INVALID) {
+      for (int k = 0; k < 5; ++k) ASSERT_EQ(shmem_team_sync(t), 0);
+      shmem_team_destroy(t);
+    }
+    if (pair != SHMEM_TEAM_INVALID) {
+      ASSERT_EQ(shmem_team_split_strided(pair, 0, 1, 2, nullptr, 0, &q), 0);
+      ASSERT_NE(q, SHMEM_TEAM_INVALID);
+      ASSERT_EQ(shmem_team_sync(q), 0);
+      shmem_team_destroy(q);
+    }
+    shmem_barrier_all();
+  }
+  if (pair != SHMEM_TEAM_INVALID) shmem_team_destroy(pair);
+}
