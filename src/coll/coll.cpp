@@ -28,23 +28,25 @@ constexpr std::size_t kAny = SIZE_MAX;
 // (Collects and alltoalls are never in place: check_disjoint.)
 // TILECOMM_COLL_<KIND>=<name> puts one row first for that kind. The inputs
 // are the same on every member (sizes, addresses, configuration), so every
-// member picks the same algorithm. Pull comes first: measured side by side,
-// its two synchronisations cost less than scratch's second copy from 8 bytes
-// on (docs/ARCHITECTURE.md, "Collectives"); scratch serves what pull cannot:
-// small in-place reductions. The rows that no call reaches automatically
-// remain for TILECOMM_COLL_<KIND> (tests, tuning on other hosts).
+// member picks the same algorithm (a collect's members decide per member
+// whether their bytes go through scratch, kMixedBytes in pull.cpp). The
+// bounds are the crossovers measured on an AMD EPYC host, 2 PEs: scratch's
+// one synchronisation wins up to 1 KiB per PE (broadcast, fcollect), 512 B
+// per peer (alltoall), 256 B (reductions); above, its second copy costs
+// more than pull's second synchronisation (docs/ARCHITECTURE.md,
+// "Collectives").
 constexpr Algorithm kTable[] = {
+    {"scratch", Kind::Broadcast, 1024, true, true, true, scratch_broadcast},
     {"pull", Kind::Broadcast, kAny, false, true, true, pull_broadcast},
-    {"scratch", Kind::Broadcast, kAny, true, true, true, scratch_broadcast},
-    {"pull", Kind::Collect, kAny, false, true, true, pull_gather},
     {"mixed", Kind::Collect, kAny, true, true, true, mixed_collect},
+    {"pull", Kind::Collect, kAny, false, true, true, pull_gather},
+    {"scratch", Kind::Fcollect, 1024, true, true, true, scratch_fcollect},
     {"pull", Kind::Fcollect, kAny, false, true, true, pull_gather},
-    {"scratch", Kind::Fcollect, kAny, true, true, true, scratch_fcollect},
+    {"scratch", Kind::Alltoall, 512, true, true, true, scratch_alltoall},
     {"pull", Kind::Alltoall, kAny, false, true, true, pull_alltoall},
-    {"scratch", Kind::Alltoall, kAny, true, true, true, scratch_alltoall},
     {"pull", Kind::Alltoalls, kAny, false, true, true, pull_alltoall},
+    {"scratch", Kind::Reduce, 256, true, true, true, scratch_reduce},
     {"oneshot", Kind::Reduce, 64 << 10, false, false, true, oneshot_reduce},
-    {"scratch", Kind::Reduce, kAny, true, true, true, scratch_reduce},
     {"rsag", Kind::Reduce, kAny, false, true, true, rsag_reduce},
 };
 

@@ -34,6 +34,7 @@ namespace {
 // uses the count word, valid until the readers report done.
 constexpr std::uint64_t kInScratch = std::uint64_t{1} << 63;
 constexpr std::size_t kHeader = 64;
+constexpr std::size_t kMixedBytes = 1024;  // mixed: blocks up to this size go through scratch (NOTE [selection])
 
 void gather(Group& g, bool allow_scratch) {
   const Args& a = g.args;
@@ -46,7 +47,7 @@ void gather(Group& g, bool allow_scratch) {
     std::uint64_t head = mine;
     if (g.team_mode()) {
       g.claim_scratch();
-      if (allow_scratch && mine + kHeader <= g.scratch_half()) {
+      if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_half()) {
         std::memcpy(g.scratch(me) + kHeader, a.source, mine);
         head |= kInScratch;
       }

@@ -35,7 +35,8 @@ static void unexpected(const char *what) {
 /* One collective of kind `kind` on all PEs. */
 static void collective(const char *kind) {
   shmem_team_t w = SHMEM_TEAM_WORLD;
-  if (!strcmp(kind, "broadcast")) shmem_long_broadcast(w, dst, src, N, 0);
+  /* the root is PE 1, which dies: a root does not wait for its readers */
+  if (!strcmp(kind, "broadcast")) shmem_long_broadcast(w, dst, src, N, 1);
   else if (!strcmp(kind, "collect")) shmem_long_collect(w, dst, src, N);
   else if (!strcmp(kind, "fcollect")) shmem_long_fcollect(w, dst, src, N);
   else if (!strcmp(kind, "alltoall")) shmem_long_alltoall(w, dst, src, 4);
