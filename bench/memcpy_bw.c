@@ -14,19 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tools/perf/bench_clock.h"
 
 #define ROUNDS 7
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv) {
   size_t bytes = (size_t)64 << 20;

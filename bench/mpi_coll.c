@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tools/perf/bench_clock.h"
 
 #define MIN_SIZE 8
 #define MAX_REPS 51
@@ -144,16 +145,6 @@ static int parse_args(int argc, char **argv) {
   return 0;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* ---- kernels and checks ------------------------------------------------------ */
 

@@ -18,14 +18,17 @@
 // pSync and set, and each member clears its words before it returns, once
 // nobody can read them any more (they have reported on done).
 //
-// NOTE [scratch halves] Each team slot has TILECOMM_COLL_SCRATCH bytes of
-// scratch per PE, in two halves: call e copies into half e % 2. Before a
-// member overwrites a half, every member must have left the call e - 2 that
-// used it last, which they have once they entered call e - 1: arrive >=
-// tag(e - 1) on every member. A call that waited for every member's arrival
-// proves it for free, so `entered` remembers the last such call and the
-// check costs nothing after an fcollect, alltoall or reduction; after
-// broadcasts it polls the members' arrive words.
+// NOTE [scratch slots] Each team slot has TILECOMM_COLL_SCRATCH bytes of
+// scratch per PE, in kScratchSlots slots used in turn: call e copies into
+// slot e % kScratchSlots. Before a member overwrites a slot, every member
+// must have left the call e - kScratchSlots that used it last, which they
+// have once they entered call e - kScratchSlots + 1: arrive >= that tag on
+// every member. A call that waited for every member's arrival proves it for
+// free, so `entered` remembers the last such call and the check costs
+// nothing after an fcollect, alltoall or reduction. A broadcast root waits
+// for nobody: with 8 slots it may run 7 calls ahead of its slowest reader
+// before it polls the members' arrive words, which matters most when PEs
+// outnumber CPUs and a reader must wait for the scheduler.
 #pragma once
 
 #include <atomic>
@@ -37,6 +40,9 @@
 #include "shmem/runtime.hpp"
 
 namespace tilecomm::coll {
+
+constexpr int kScratchSlots = 8;
+constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
 constexpr int kWords = 5;
@@ -76,7 +82,7 @@ class Group {
   void wait(int member, Word w, std::uint64_t value, const char* what) const;
   void wait_arrival(int member) const { wait(member, kArrive, tag_, "its arrival"); }
   /// Waits for each peer's arrival in turn (from the next member on) and
-  /// calls fn(member) as it arrives; then scratch halves of older calls are free.
+  /// calls fn(member) as it arrives; then scratch slots of older calls are free.
   template <class Fn>
   void each_arrival(Fn&& fn) {
     for (int i = 1; i < size_; ++i) {
@@ -96,10 +102,10 @@ class Group {
     return team_ ? team_->coll.checks += static_cast<std::uint64_t>(members) : static_cast<std::uint64_t>(members);
   }
 
-  /// The scratch half of this call on `member` (team mode only).
+  /// The scratch slot of this call on `member` (team mode only).
   char* scratch(int member) const;
-  std::size_t scratch_half() const { return scratch_half_; }
-  /// Before I overwrite my scratch half: waits until it is free (NOTE [scratch halves]).
+  std::size_t scratch_slot() const { return scratch_slot_; }
+  /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch();
 
   /// A symmetric address of mine, on member `member`.
@@ -120,7 +126,7 @@ class Group {
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
-  std::size_t scratch_half_ = 0;
+  std::size_t scratch_slot_ = 0;
 };
 
 /// One algorithm: what it serves, and its code.
@@ -128,7 +134,8 @@ struct Algorithm {
   const char* name;
   Kind kind;
   std::size_t max_bytes;  // automatic selection: calls of up to this many bytes per PE (SIZE_MAX: any)
-  bool scratch;           // copies through the scratch halves: teams only, when the data fits a half
+  int max_pes;            // automatic selection: teams of up to this many members (0: any)
+  bool scratch;           // copies through the scratch slots: teams only, when the data fits a slot
   bool in_place;          // serves source == dest
   bool load_store;        // reads peers' memory directly (every algorithm so far; see ARCHITECTURE.md)
   void (*run)(Group& g);
@@ -143,18 +150,18 @@ struct Table {
 Table table();
 
 // The algorithms, one file each.
-void scratch_broadcast(Group& g);   // scratch.cpp: through the scratch halves
+void scratch_broadcast(Group& g);   // scratch.cpp: through the scratch slots
 void scratch_fcollect(Group& g);
 void scratch_alltoall(Group& g);
 void scratch_reduce(Group& g);
 void pull_broadcast(Group& g);      // pull.cpp: straight from the peers' buffers
 void pull_gather(Group& g);         // fcollect and collect, every block read in place
-void mixed_collect(Group& g);       // collect: blocks that fit a scratch half go through it
+void mixed_collect(Group& g);       // collect: small blocks go through the scratch slot
 void pull_alltoall(Group& g);       // alltoall and alltoalls
 void oneshot_reduce(Group& g);      // oneshot.cpp
 void rsag_reduce(Group& g);         // rsag.cpp
 
-/// Bytes one member puts in its scratch half for this call, or SIZE_MAX when
+/// Bytes one member puts in its scratch slot for this call, or SIZE_MAX when
 /// the call cannot go through scratch (collect decides per member).
 std::size_t scratch_need(const Args& a, int members);
 
@@ -162,7 +169,7 @@ std::size_t scratch_need(const Args& a, int members);
 /// `stream`: with non-temporal stores, for calls larger than the caches
 /// (NOTE [streaming copies] in copy.cpp; decided per call, see streaming()).
 void copy(void* dst, const void* src, std::size_t n, bool stream);
-constexpr std::size_t kStreamBytes = std::size_t{4} << 20;
+constexpr std::size_t kStreamBytes = std::size_t{8} << 20;
 /// Whether a call in which each member writes `bytes` to its dest streams.
 inline bool streaming(std::size_t bytes) { return bytes >= kStreamBytes; }
 

@@ -23,7 +23,7 @@ constexpr std::size_t kAny = SIZE_MAX;
 
 // NOTE [selection] For each kind, automatic selection takes the first row
 // that can serve the call: scratch rows need a team and data that fit a
-// scratch half, rows without in-place support need source != dest, and
+// scratch slot, rows without in-place support need source != dest, and
 // max_bytes (the bytes per PE) bounds the automatic choice only.
 // (Collects and alltoalls are never in place: check_disjoint.)
 // TILECOMM_COLL_<KIND>=<name> puts one row first for that kind. The inputs
@@ -34,20 +34,22 @@ constexpr std::size_t kAny = SIZE_MAX;
 // one synchronisation wins up to 1 KiB per PE (broadcast, fcollect), 512 B
 // per peer (alltoall), 256 B (reductions); above, its second copy costs
 // more than pull's second synchronisation (docs/ARCHITECTURE.md,
-// "Collectives").
+// "Collectives"). The reductions that read every member's whole vector
+// (scratch, oneshot) stop at 8 members, where rsag's division of the work
+// reads less per member (not measured: this host has 2 CPUs).
 constexpr Algorithm kTable[] = {
-    {"scratch", Kind::Broadcast, 1024, true, true, true, scratch_broadcast},
-    {"pull", Kind::Broadcast, kAny, false, true, true, pull_broadcast},
-    {"mixed", Kind::Collect, kAny, true, true, true, mixed_collect},
-    {"pull", Kind::Collect, kAny, false, true, true, pull_gather},
-    {"scratch", Kind::Fcollect, 1024, true, true, true, scratch_fcollect},
-    {"pull", Kind::Fcollect, kAny, false, true, true, pull_gather},
-    {"scratch", Kind::Alltoall, 512, true, true, true, scratch_alltoall},
-    {"pull", Kind::Alltoall, kAny, false, true, true, pull_alltoall},
-    {"pull", Kind::Alltoalls, kAny, false, true, true, pull_alltoall},
-    {"scratch", Kind::Reduce, 256, true, true, true, scratch_reduce},
-    {"oneshot", Kind::Reduce, 64 << 10, false, false, true, oneshot_reduce},
-    {"rsag", Kind::Reduce, kAny, false, true, true, rsag_reduce},
+    {"scratch", Kind::Broadcast, 1024, 0, true, true, true, scratch_broadcast},
+    {"pull", Kind::Broadcast, kAny, 0, false, true, true, pull_broadcast},
+    {"mixed", Kind::Collect, kAny, 0, true, true, true, mixed_collect},
+    {"pull", Kind::Collect, kAny, 0, false, true, true, pull_gather},
+    {"scratch", Kind::Fcollect, 1024, 0, true, true, true, scratch_fcollect},
+    {"pull", Kind::Fcollect, kAny, 0, false, true, true, pull_gather},
+    {"scratch", Kind::Alltoall, 512, 0, true, true, true, scratch_alltoall},
+    {"pull", Kind::Alltoall, kAny, 0, false, true, true, pull_alltoall},
+    {"pull", Kind::Alltoalls, kAny, 0, false, true, true, pull_alltoall},
+    {"scratch", Kind::Reduce, 256, 8, true, true, true, scratch_reduce},
+    {"oneshot", Kind::Reduce, 64 << 10, 8, false, false, true, oneshot_reduce},
+    {"rsag", Kind::Reduce, kAny, 0, false, true, true, rsag_reduce},
 };
 
 const std::string& forced_name(const Config& cfg, Kind k) {
@@ -94,7 +96,7 @@ const Algorithm* forced(Kind k, const char* call) {
 
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
-  if (al.scratch && (!g.team_mode() || scratch_need(a, g.size()) > g.scratch_half())) return false;
+  if (al.scratch && (!g.team_mode() || scratch_need(a, g.size()) > g.scratch_slot())) return false;
   return al.in_place || a.dest != a.source;
 }
 
@@ -104,7 +106,8 @@ const Algorithm& select(const Group& g) {
   if (f && can_serve(*f, g)) return *f;
   const std::size_t bytes = a.count * a.elem;
   for (const Algorithm& al : kTable)
-    if (al.kind == a.kind && bytes <= al.max_bytes && can_serve(al, g)) return al;
+    if (al.kind == a.kind && bytes <= al.max_bytes && (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g))
+      return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
     if (al.kind == a.kind && can_serve(al, g)) return al;
   usage_error(a.call, "no %s algorithm serves this call", kind_name(a.kind));
@@ -336,10 +339,11 @@ std::string selection_table() {
     bool reachable = true;  // auto can still pick this row: no earlier row serves every call
     for (const Algorithm& al : kTable) {
       if (al.kind != k) continue;
-      std::string when = al.scratch ? strprintf("teams, data up to a scratch half (%zu bytes%s)", cfg.coll_scratch / 2,
+      std::string when = al.scratch ? strprintf("teams, data up to a scratch slot (%zu bytes%s)", cfg.coll_scratch / kScratchSlots,
                                                 k == Kind::Alltoall ? " for all blocks" : "")
                                     : std::string("teams and active sets");
       if (al.max_bytes != kAny) when += strprintf(", auto up to %zu bytes per PE", al.max_bytes);
+      if (al.max_pes) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";
       s += strprintf("    %-8s %s%s%s\n", al.name, when.c_str(), al.load_store ? ", peers in shared memory" : "",
                      reachable ? "" : " (only when forced)");

@@ -1,5 +1,5 @@
 // The members of a collective call and their synchronisation words
-// (NOTE [collective words], NOTE [scratch halves] in algorithm.hpp).
+// (NOTE [collective words], NOTE [scratch slots] in algorithm.hpp).
 #include "coll/algorithm.hpp"
 #include "core/error.hpp"
 
@@ -9,7 +9,7 @@ using shmem::g_runtime;
 
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
-      me_(team.my_pe), tag_(++team.coll.epoch), scratch_half_(g_runtime->config().coll_scratch / 2) {}
+      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}
 
 Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& a)
     : args(a), shm_(g_runtime->shm()), psync_(psync), start_(start), stride_(stride), size_(size), me_(me),
@@ -49,15 +49,16 @@ void Group::wait_readers(int readers) {
 }
 
 char* Group::scratch(int member) const {
-  char* mine = g_runtime->coll_scratch(team_->slot) + (tag_ & 1) * scratch_half_;
+  char* mine = g_runtime->coll_scratch(team_->slot) + (tag_ % kScratchSlots) * scratch_slot_;
   return member == me_ ? mine : peer(mine, member);
 }
 
 void Group::claim_scratch() {
-  if (tag_ < 3 || team_->coll.entered + 1 >= tag_) return;
+  constexpr std::uint64_t lag = kScratchSlots - 1;  // calls a member may lag behind me
+  if (tag_ <= kScratchSlots || team_->coll.entered + lag >= tag_) return;
   for (int k = 0; k < size_; ++k)
-    if (k != me_) wait(k, kArrive, tag_ - 1, "its arrival in the previous call (scratch reuse)");
-  team_->coll.entered = tag_ - 1;
+    if (k != me_) wait(k, kArrive, tag_ - lag, "its arrival in an earlier call (scratch reuse)");
+  team_->coll.entered = tag_ - lag;
 }
 
 void Group::finish() {

@@ -29,8 +29,8 @@ namespace {
 // NOTE [collect header] A collect's members contribute different byte
 // counts, which every member needs before it can place any block. Each
 // member writes its count (and whether its bytes follow in scratch) to the
-// head of its scratch half, which stays valid until every member has left
-// the call (NOTE [scratch halves]); an active set, which has no scratch,
+// head of its scratch slot, which stays valid until every member has left
+// the call (NOTE [scratch slots]); an active set, which has no scratch,
 // uses the count word, valid until the readers report done.
 constexpr std::uint64_t kInScratch = std::uint64_t{1} << 63;
 constexpr std::size_t kHeader = 64;
@@ -47,7 +47,7 @@ void gather(Group& g, bool allow_scratch) {
     std::uint64_t head = mine;
     if (g.team_mode()) {
       g.claim_scratch();
-      if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_half()) {
+      if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_slot()) {
         std::memcpy(g.scratch(me) + kHeader, a.source, mine);
         head |= kInScratch;
       }

@@ -1,6 +1,6 @@
-// Scratch algorithms: each member copies its data into its scratch half
-// (NOTE [scratch halves]) and raises its arrive word; the others copy or
-// reduce straight out of that half. One synchronisation per call and the
+// Scratch algorithms: each member copies its data into its scratch slot
+// (NOTE [scratch slots]) and raises its arrive word; the others copy or
+// reduce straight out of that slot. One synchronisation per call and the
 // source is free at once, for the price of a second copy: the choice for
 // small calls, where the synchronisation costs more than the bytes.
 #include "coll/algorithm.hpp"

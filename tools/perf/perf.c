@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_clock.h"
 
 #define MAX_SIZE_DEFAULT ((size_t)16 << 20) /* 16 MiB */
 #define COLL_MAX_SIZE_DEFAULT ((size_t)64 << 20) /* 64 MiB per PE */
@@ -164,18 +165,7 @@ static int parse_args(int argc, char **argv) {
   return 0;
 }
 
-/* ---- clock and statistics -------------------------------------------------- */
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+/* ---- statistics (the clock: bench_clock.h) ------------------------------------ */
 
 static double median(double *v, int n) { /* sorts v */
   qsort(v, (size_t)n, sizeof *v, cmp_double);
