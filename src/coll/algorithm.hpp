@@ -26,9 +26,10 @@
 // every member. A call that waited for every member's arrival proves it for
 // free, so `entered` remembers the last such call and the check costs
 // nothing after an fcollect, alltoall or reduction. A broadcast root waits
-// for nobody: with 8 slots it may run 7 calls ahead of its slowest reader
-// before it polls the members' arrive words, which matters most when PEs
-// outnumber CPUs and a reader must wait for the scheduler.
+// for nobody: with 32 slots it may run 31 calls ahead of its slowest reader
+// before it polls the members' arrive words, which matters when PEs
+// outnumber CPUs and readers wait for the scheduler (4 PEs on 2 CPUs,
+// broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
 #pragma once
 
 #include <atomic>
@@ -41,7 +42,7 @@
 
 namespace tilecomm::coll {
 
-constexpr int kScratchSlots = 8;
+constexpr int kScratchSlots = 32;
 constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };

@@ -51,9 +51,9 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
                                                   my_pe_, n_pes_, cfg_.bootstrap_timeout);
 
   // Symmetric memory: the heap (control block first), then the data segment.
-  if (cfg_.coll_scratch % 512 != 0 || cfg_.coll_scratch < 512 || cfg_.coll_scratch > (std::size_t{64} << 20))
-    raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 512 bytes from 512 to 64M "
-          "(8 slots of at least 64 bytes); use for example 16K", cfg_.coll_scratch);
+  if (cfg_.coll_scratch % 2048 != 0 || cfg_.coll_scratch < 2048 || cfg_.coll_scratch > (std::size_t{64} << 20))
+    raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 2K from 2K to 64M "
+          "(32 slots of at least 64 bytes); use for example 64K", cfg_.coll_scratch);
   const std::size_t reserve = control_bytes(cfg_);
   coll_scratch_offset_ = scratch_offset();
   heap_ = memory::Segment::create("tilecomm-heap", reserve + memory::round_up(cfg_.symmetric_size, 64));
