@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "coll/coll.hpp"
 #include "core/wait.hpp"
@@ -82,14 +83,23 @@ class Group {
   /// the value means, for the message when the member fails.
   void wait(int member, Word w, std::uint64_t value, const char* what) const;
   void wait_arrival(int member) const { wait(member, kArrive, tag_, "its arrival"); }
-  /// Waits for each peer's arrival in turn (from the next member on) and
-  /// calls fn(member) as it arrives; then scratch slots of older calls are free.
+  /// Calls fn(member) for each peer once it has arrived, in the order they
+  /// arrive (scanning from the next member on), so that a member that waits
+  /// for the scheduler holds up nobody who could be served meanwhile; then
+  /// scratch slots of older calls are free.
   template <class Fn>
   void each_arrival(Fn&& fn) {
-    for (int i = 1; i < size_; ++i) {
-      const int k = (me_ + i) % size_;
-      wait_arrival(k);
-      fn(k);
+    std::vector<int>& pending = pending_;
+    pending.clear();
+    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
+    while (!pending.empty()) {
+      std::size_t kept = 0;
+      for (int k : pending) {
+        if (word(k, kArrive).load(std::memory_order_acquire) >= tag_) fn(k);
+        else pending[kept++] = k;
+      }
+      if (kept == pending.size()) wait_arrival(pending.front());  // nobody new: wait for the first
+      else pending.resize(kept);
     }
     all_arrived();
   }
@@ -128,6 +138,7 @@ class Group {
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
   std::size_t scratch_slot_ = 0;
+  static thread_local std::vector<int> pending_;
 };
 
 /// One algorithm: what it serves, and its code.

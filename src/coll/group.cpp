@@ -7,6 +7,8 @@ namespace tilecomm::coll {
 
 using shmem::g_runtime;
 
+thread_local std::vector<int> Group::pending_;
+
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
       me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}

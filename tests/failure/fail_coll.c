@@ -6,7 +6,8 @@
  *                      alltoall, alltoalls, reduce, fcollect64 (active set)
  *   mismatch WHAT      (run with TILECOMM_CHECK=1) PE 1 makes a call that
  *                      differs from PE 0's in WHAT: root, nelems, op, type,
- *                      routine
+ *                      routine, active-set-nelems
+ *   settings -         PE 1 sets TILECOMM_COLL_REDUCE=rsag before shmem_init
  *
  * Every PE first prints "helper: PE <k> pid <pid>", as fail_pe.c does; a
  * line containing "UNEXPECTED" means a call returned that must not have. */
@@ -95,6 +96,11 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "kill-in")) return kill_in(argv[2]);
   if (!strcmp(argv[1], "mismatch")) return mismatch(argv[2]);
+  if (!strcmp(argv[1], "settings")) {
+    if (rank && atoi(rank) == 1) setenv("TILECOMM_COLL_REDUCE", "rsag", 1);
+    shmem_init();
+    unexpected("shmem_init returned although the PEs' collective settings differ");
+  }
   fprintf(stderr, "helper: unknown scenario '%s'\n", argv[1]);
   return 2;
 }

@@ -21,6 +21,7 @@ class CollFailure : public JobTest, public ::testing::WithParamInterface<std::pa
 };
 
 using CollChecked = CollFailure;
+using CollSettings = CollFailure;
 
 }  // namespace
 
@@ -88,3 +89,16 @@ INSTANTIATE_TEST_SUITE_P(
       for (char& c : s) c = c == '-' ? '_' : c;
       return s;
     });
+
+// PE 1 forces another reduction algorithm than PE 0: shmem_init stops the
+// job naming both settings, before any collective can hang on it.
+TEST_F(CollSettings, DifferentSettingsStopShmemInit) {
+  Result r = job(2, {"settings", "-"}, survivors_leave_by_themselves());
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 1) << r;
+  EXPECT_THAT(lines_with(r.err, {"shmem_init", "collective settings", "auto/auto/auto/auto/auto/rsag",
+                                 "auto/auto/auto/auto/auto/auto", "must be the same on every PE"}),
+              Not(IsEmpty())) << r;
+  EXPECT_NO_UNEXPECTED(r);
+  EXPECT_NOTHING_LEFT(r);
+}
