@@ -30,6 +30,18 @@
 // before it polls the members' arrive words, which matters when PEs
 // outnumber CPUs and readers wait for the scheduler (4 PEs on 2 CPUs,
 // broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
+//
+// NOTE [transport verbs] An algorithm never touches a peer's memory itself:
+// it reads peers' bytes with get() and view() and peers' words with load(),
+// add() and wait(), and writes only its own buffers and words. For a member
+// whose memory is mapped here the verbs are loads, stores and copies through
+// the mapping (the fast path); otherwise they are the transport's get and
+// atomics on the route the runtime gives that PE (Runtime::transport()),
+// which a member on another host will take the same way, without a change to
+// any algorithm. TILECOMM_COLL_LOAD_STORE=0 takes the transport path for
+// every member; the tests run every algorithm so, with gets through the
+// SDMA engine too. How a call over several hosts is split into shared-memory
+// and transport steps: docs/ARCHITECTURE.md, "Collectives".
 #pragma once
 
 #include <atomic>
@@ -59,7 +71,8 @@ constexpr int kPsyncLongs = kPsyncRecord + kRecordWords;  // pSync longs used (S
 static_assert(kPsyncLongs <= 64);
 constexpr int kProgressShift = 24;     // rsag progress: tag << 24 | chunks
 
-/// The members of one call and where they synchronise.
+/// The members of one call, where they synchronise, and how bytes and
+/// words reach them (NOTE [transport verbs]).
 class Group {
  public:
   /// A team's call: words in the control blocks, scratch available.
@@ -74,14 +87,22 @@ class Group {
   std::uint64_t tag() const { return tag_; }
   bool team_mode() const { return team_ != nullptr; }
 
-  std::atomic<std::uint64_t>& word(int member, Word w) const;
-  std::uint64_t* record(int member) const;
-
+  // ---- words: each member owns its own; peers read them and add to them ----
+  /// My word `w` (a symmetric address: the same offset on every member).
+  std::atomic<std::uint64_t>& word(Word w) const;
+  /// My checked-mode record (symmetric, kRecordWords long).
+  std::uint64_t* record() const;
+  /// The value of my symmetric word `at` on `member` (acquire).
+  std::uint64_t load(int member, const std::atomic<std::uint64_t>& at) const;
+  std::uint64_t load(int member, Word w) const { return load(member, word(w)); }
+  /// Adds v to my symmetric word `at` on `member` (release).
+  void add(int member, std::atomic<std::uint64_t>& at, std::uint64_t v) const;
   /// Raises my arrive word to this call's tag (after my data is ready).
-  void arrive() { word(me_, kArrive).store(tag_, std::memory_order_release); }
-  /// Waits until `member`'s word `w` is at least `value`; `what` says what
-  /// the value means, for the message when the member fails.
-  void wait(int member, Word w, std::uint64_t value, const char* what) const;
+  void arrive() { word(kArrive).store(tag_, std::memory_order_release); }
+  /// Waits until `member`'s copy of my word `at` is at least `value`; `what`
+  /// says what the value means, for the message when the member fails.
+  void wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const;
+  void wait(int member, Word w, std::uint64_t value, const char* what) const { wait(member, word(w), value, what); }
   void wait_arrival(int member) const { wait(member, kArrive, tag_, "its arrival"); }
   /// Calls fn(member) for each peer once it has arrived, in the order they
   /// arrive (scanning from the next member on), so that a member that waits
@@ -95,7 +116,7 @@ class Group {
     while (!pending.empty()) {
       std::size_t kept = 0;
       for (int k : pending) {
-        if (word(k, kArrive).load(std::memory_order_acquire) >= tag_) fn(k);
+        if (load(k, kArrive) >= tag_) fn(k);
         else pending[kept++] = k;
       }
       if (kept == pending.size()) wait_arrival(pending.front());  // nobody new: wait for the first
@@ -105,7 +126,7 @@ class Group {
   }
   void wait_all_arrived() { each_arrival([](int) {}); }
   /// Tells `member` that I finished reading its data.
-  void report_done(int member) const { word(member, kDone).fetch_add(1, std::memory_order_acq_rel); }
+  void report_done(int member) const { add(member, word(kDone), 1); }
   /// Waits until `readers` more peers have reported reading my data.
   void wait_readers(int readers);
   /// Checked mode, as leader: the check word's value once `members` more confirmed.
@@ -113,17 +134,20 @@ class Group {
     return team_ ? team_->coll.checks += static_cast<std::uint64_t>(members) : static_cast<std::uint64_t>(members);
   }
 
-  /// The scratch slot of this call on `member` (team mode only).
-  char* scratch(int member) const;
+  // ---- bytes ----
+  /// Copies the n bytes at my symmetric address `src`, as `member` holds
+  /// them, to my local `dst` (stream: NOTE [streaming copies]).
+  void get(void* dst, const void* src, std::size_t n, int member, bool stream = false);
+  /// The n bytes at my symmetric address `src`, as `member` holds them,
+  /// readable here until the next view into the same `buffer` (0 or 1): the
+  /// peer's mapping, or a copy.
+  const char* view(const void* src, std::size_t n, int member, int buffer = 0);
+
+  /// My scratch slot of this call (team mode only; symmetric).
+  char* scratch() const;
   std::size_t scratch_slot() const { return scratch_slot_; }
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch();
-
-  /// A symmetric address of mine, on member `member`.
-  template <class T>
-  T* peer(T* local, int member) const {
-    return reinterpret_cast<T*>(shm_.translate(local, world(member)));
-  }
 
   /// Active sets: clears my words (nobody reads them any more).
   void finish();
@@ -132,12 +156,18 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
+  template <class T>
+  T* mapped(T* local, int member) const {
+    return reinterpret_cast<T*>(shm_.translate(local, world(member)));
+  }
   transport::ShmTransport& shm_;
+  bool direct_;  // load/store on every member (NOTE [transport verbs])
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
   std::size_t scratch_slot_ = 0;
+  std::vector<char> staging_[2];
   static thread_local std::vector<int> pending_;
 };
 
@@ -146,10 +176,10 @@ struct Algorithm {
   const char* name;
   Kind kind;
   std::size_t max_bytes;  // automatic selection: calls of up to this many bytes per PE (SIZE_MAX: any)
+  int min_pes;            // automatic selection: teams of at least this many members
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
   bool scratch;           // copies through the scratch slots: teams only, when the data fits a slot
   bool in_place;          // serves source == dest
-  bool load_store;        // reads peers' memory directly (every algorithm so far; see ARCHITECTURE.md)
   void (*run)(Group& g);
 };
 
@@ -172,6 +202,7 @@ void mixed_collect(Group& g);       // collect: small blocks go through the scra
 void pull_alltoall(Group& g);       // alltoall and alltoalls
 void oneshot_reduce(Group& g);      // oneshot.cpp
 void rsag_reduce(Group& g);         // rsag.cpp
+void tree_broadcast(Group& g);      // tree.cpp
 
 /// Bytes one member puts in its scratch slot for this call, or SIZE_MAX when
 /// the call cannot go through scratch (collect decides per member).

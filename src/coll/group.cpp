@@ -1,47 +1,62 @@
-// The members of a collective call and their synchronisation words
-// (NOTE [collective words], NOTE [scratch slots] in algorithm.hpp).
+// The members of a collective call, their synchronisation words and the
+// verbs that reach them (NOTE [collective words], NOTE [scratch slots],
+// NOTE [transport verbs] in algorithm.hpp).
 #include "coll/algorithm.hpp"
 #include "core/error.hpp"
 
 namespace tilecomm::coll {
 
 using shmem::g_runtime;
+using transport::AtomicOp;
 
 thread_local std::vector<int> Group::pending_;
 
 Group::Group(tilecomm_team& team, const Args& a)
-    : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
-      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}
+    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store), team_(&team),
+      start_(team.start), stride_(team.stride), size_(team.size), me_(team.my_pe), tag_(++team.coll.epoch),
+      scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}
 
 Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& a)
-    : args(a), shm_(g_runtime->shm()), psync_(psync), start_(start), stride_(stride), size_(size), me_(me),
-      tag_(tag) {}
+    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store), psync_(psync),
+      start_(start), stride_(stride), size_(size), me_(me), tag_(tag) {}
 
-std::atomic<std::uint64_t>& Group::word(int member, Word w) const {
-  if (team_) return g_runtime->control(world(member)).coll[team_->slot].word[w].value;
-  auto* p = reinterpret_cast<std::uint64_t*>(peer(psync_ + kPsyncFirstWord + w * kPsyncWordStride, member));
-  return *reinterpret_cast<std::atomic<std::uint64_t>*>(p);
+std::atomic<std::uint64_t>& Group::word(Word w) const {
+  if (team_) return g_runtime->control().coll[team_->slot].word[w].value;
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(psync_ + kPsyncFirstWord + w * kPsyncWordStride);
 }
 
-std::uint64_t* Group::record(int member) const {
-  if (team_) return g_runtime->control(world(member)).coll[team_->slot].record;
-  return reinterpret_cast<std::uint64_t*>(peer(psync_ + kPsyncRecord, member));
+std::uint64_t* Group::record() const {
+  if (team_) return g_runtime->control().coll[team_->slot].record;
+  return reinterpret_cast<std::uint64_t*>(psync_ + kPsyncRecord);
 }
 
-void Group::wait(int member, Word w, std::uint64_t value, const char* what) const {
-  std::atomic<std::uint64_t>& x = word(member, w);
-  WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= value; });
+std::uint64_t Group::load(int member, const std::atomic<std::uint64_t>& at) const {
+  if (member == me_) return at.load(std::memory_order_acquire);
+  if (direct_) return mapped(&at, member)->load(std::memory_order_acquire);
+  transport::Transport& t = g_runtime->atomics(world(member));
+  t.progress();
+  return t.atomic(world(member), AtomicOp::Fetch, const_cast<std::atomic<std::uint64_t>*>(&at), 8, 0, 0);
+}
+
+void Group::add(int member, std::atomic<std::uint64_t>& at, std::uint64_t v) const {
+  if (member == me_) at.fetch_add(v, std::memory_order_acq_rel);
+  else if (direct_) mapped(&at, member)->fetch_add(v, std::memory_order_acq_rel);
+  else g_runtime->atomics(world(member)).atomic(world(member), AtomicOp::Add, &at, 8, v, 0);
+}
+
+void Group::wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const {
+  WaitStatus st = wait_for([&] { return load(member, at) >= value; });
   if (st != WaitStatus::Done)
-    shmem::wait_failed(st, args.call, &x,
+    shmem::wait_failed(st, args.call, member == me_ || direct_ ? mapped(&at, member) : &at,
                        strprintf("%s from PE %d (call %llu of its %s)", what, world(member),
                                  static_cast<unsigned long long>(tag_), team_ ? "team" : "active set"),
-                       std::to_string(x.load()));
+                       std::to_string(load(member, at)));
 }
 
 void Group::wait_readers(int readers) {
   std::uint64_t target = static_cast<std::uint64_t>(readers);
   if (team_) target = team_->coll.done += target;
-  std::atomic<std::uint64_t>& x = word(me_, kDone);
+  std::atomic<std::uint64_t>& x = word(kDone);
   WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= target; });
   if (st != WaitStatus::Done)
     shmem::wait_failed(st, args.call, &x,
@@ -50,9 +65,31 @@ void Group::wait_readers(int readers) {
                        std::to_string(x.load()));
 }
 
-char* Group::scratch(int member) const {
-  char* mine = g_runtime->coll_scratch(team_->slot) + (tag_ % kScratchSlots) * scratch_slot_;
-  return member == me_ ? mine : peer(mine, member);
+void Group::get(void* dst, const void* src, std::size_t n, int member, bool stream) {
+  if (n == 0) return;
+  if (member == me_) return copy(dst, src, n, stream);
+  if (direct_) return copy(dst, mapped(src, member), n, stream);
+  const int pe = world(member);
+  transport::Transport& t = g_runtime->transport(pe);
+  try {
+    t.get(pe, dst, src, n);
+    t.quiet();  // a transport's get may complete later (the SDMA engine's do)
+  } catch (const Error& e) {
+    fatal_error(args.call, e);
+  }
+}
+
+const char* Group::view(const void* src, std::size_t n, int member, int buffer) {
+  if (member == me_) return static_cast<const char*>(src);
+  if (direct_) return mapped(static_cast<const char*>(src), member);
+  std::vector<char>& stage = staging_[buffer];
+  if (stage.size() < n) stage.resize(n);
+  get(stage.data(), src, n, member);
+  return stage.data();
+}
+
+char* Group::scratch() const {
+  return g_runtime->coll_scratch(team_->slot) + (tag_ % kScratchSlots) * scratch_slot_;
 }
 
 void Group::claim_scratch() {
@@ -65,8 +102,8 @@ void Group::claim_scratch() {
 
 void Group::finish() {
   if (team_) return;
-  for (int w = 0; w < kWords; ++w) word(me_, static_cast<Word>(w)).store(0, std::memory_order_relaxed);
-  std::memset(record(me_), 0, kRecordWords * sizeof(std::uint64_t));
+  for (int w = 0; w < kWords; ++w) word(static_cast<Word>(w)).store(0, std::memory_order_relaxed);
+  std::memset(record(), 0, kRecordWords * sizeof(std::uint64_t));
 }
 
 }  // namespace tilecomm::coll

@@ -6,8 +6,6 @@
 // a peer's source.
 #include "coll/algorithm.hpp"
 
-#include <vector>
-
 namespace tilecomm::coll {
 
 void oneshot_reduce(Group& g) {
@@ -15,15 +13,14 @@ void oneshot_reduce(Group& g) {
   const int n = g.size();
   g.arrive();
   g.wait_all_arrived();
-  std::vector<const char*> src(n);
-  for (int k = 0; k < n; ++k) src[k] = g.peer(static_cast<const char*>(a.source), k);
   // Chunks small enough that dest stays in the cache across the n passes.
   const std::size_t chunk = std::max<std::size_t>(1, (32 << 10) / a.elem);
+  const auto* source = static_cast<const char*>(a.source);
   char* dest = static_cast<char*>(a.dest);
   for (std::size_t i = 0; i < a.count; i += chunk) {
-    const std::size_t len = std::min(chunk, a.count - i), off = i * a.elem;
-    reduce2(a.dtype, a.op, dest + off, src[0] + off, src[1] + off, len);
-    for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, dest + off, dest + off, src[k] + off, len);
+    const std::size_t len = std::min(chunk, a.count - i), off = i * a.elem, bytes = len * a.elem;
+    reduce2(a.dtype, a.op, dest + off, g.view(source + off, bytes, 0, 0), g.view(source + off, bytes, 1, 1), len);
+    for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, dest + off, dest + off, g.view(source + off, bytes, k), len);
   }
   for (int k = 1; k < n; ++k) g.report_done((g.me() + k) % n);
   g.wait_readers(n - 1);

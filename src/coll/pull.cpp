@@ -20,7 +20,7 @@ void pull_broadcast(Group& g) {
     return;
   }
   g.wait_arrival(a.root);
-  copy(a.dest, g.peer(a.source, a.root), bytes, stream);
+  g.get(a.dest, a.source, bytes, a.root, stream);
   g.report_done(a.root);
 }
 
@@ -48,18 +48,18 @@ void gather(Group& g, bool allow_scratch) {
     if (g.team_mode()) {
       g.claim_scratch();
       if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_slot()) {
-        std::memcpy(g.scratch(me) + kHeader, a.source, mine);
+        std::memcpy(g.scratch() + kHeader, a.source, mine);
         head |= kInScratch;
       }
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(g.scratch(me))).store(head);
+      std::memcpy(g.scratch(), &head, sizeof head);
     } else {
-      g.word(me, kCount).store(head, std::memory_order_relaxed);
+      g.word(kCount).store(head, std::memory_order_relaxed);
     }
-    g.arrive();
+    g.arrive();  // releases the count
     len[me] = head;
     g.each_arrival([&](int k) {
-      len[k] = g.team_mode() ? std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(g.scratch(k))).load()
-                             : g.word(k, kCount).load(std::memory_order_relaxed);
+      if (g.team_mode()) g.get(&len[k], g.scratch(), sizeof len[k], k);
+      else len[k] = g.load(k, kCount);
     });
   } else {
     g.arrive();
@@ -76,8 +76,7 @@ void gather(Group& g, bool allow_scratch) {
   copy(dest + at[me], a.source, mine, stream);
   g.each_arrival([&](int k) {
     const bool in_scratch = len[k] & kInScratch;
-    const char* from = in_scratch ? g.scratch(k) + kHeader : g.peer(static_cast<const char*>(a.source), k);
-    copy(dest + at[k], from, len[k] & ~kInScratch, stream);
+    g.get(dest + at[k], in_scratch ? g.scratch() + kHeader : a.source, len[k] & ~kInScratch, k, stream);
     if (!in_scratch) g.report_done(k);
   });
   if (!(len[me] & kInScratch)) g.wait_readers(n - 1);
@@ -99,17 +98,31 @@ void copy_block(const Args& a, char* dst, const char* src, int block, bool strea
   for (std::size_t i = 0; i < a.count; ++i, dst += ds, src += ss) std::memcpy(dst, src, a.elem);
 }
 
+namespace {
+
+// Block `block` of member k's source (strided for alltoalls) into my dst.
+void get_block(Group& g, char* dst, int k, int block, bool stream) {
+  const Args& a = g.args;
+  const auto* source = static_cast<const char*>(a.source);
+  if (a.kind == Kind::Alltoall) return g.get(dst, source + block * a.count * a.elem, a.count * a.elem, k, stream);
+  // Strided: the span of the block, then its elements out of that view.
+  const std::size_t span = ((a.count - 1) * a.src_stride + 1) * a.elem;
+  const char* from = g.view(source + block * static_cast<std::ptrdiff_t>(a.count) * a.src_stride * a.elem, span, k);
+  copy_block(a, dst, from, 0, stream);
+}
+
+}  // namespace
+
 void pull_alltoall(Group& g) {
   const Args& a = g.args;
   char* dest = static_cast<char*>(a.dest);
-  const auto* source = static_cast<const char*>(a.source);
   // Destination blocks: count elements, dst_stride apart for alltoalls.
   const std::size_t dst_block = a.count * a.elem * (a.kind == Kind::Alltoalls ? a.dst_stride : 1);
   const bool stream = streaming(a.count * a.elem * g.size());
   g.arrive();
-  copy_block(a, dest + g.me() * dst_block, source, g.me(), stream);
+  get_block(g, dest + g.me() * dst_block, g.me(), g.me(), stream);
   g.each_arrival([&](int k) {
-    copy_block(a, dest + k * dst_block, g.peer(source, k), g.me(), stream);
+    get_block(g, dest + k * dst_block, k, g.me(), stream);
     g.report_done(k);
   });
   g.wait_readers(g.size() - 1);

@@ -9,7 +9,6 @@
 #include "coll/algorithm.hpp"
 
 #include <memory>
-#include <vector>
 
 namespace tilecomm::coll {
 
@@ -23,32 +22,30 @@ void rsag_reduce(Group& g) {
   g.arrive();
   g.wait_all_arrived();
 
-  std::vector<const char*> src(n);
-  for (int k = 0; k < n; ++k) src[k] = g.peer(static_cast<const char*>(a.source), k);
+  const auto* source = static_cast<const char*>(a.source);
   char* dest = static_cast<char*>(a.dest);
   // In place, my dest is my source: accumulate a chunk aside, so that my
   // own source chunk is read before it is overwritten.
   std::unique_ptr<char[]> aside(in_place ? new char[std::min(chunk, slice(me + 1) - slice(me)) * a.elem] : nullptr);
-  std::atomic<std::uint64_t>& progress = g.word(me, kProgress);
+  std::atomic<std::uint64_t>& progress = g.word(kProgress);
   const std::uint64_t base = g.tag() << kProgressShift;
   std::uint64_t done_chunks = 0;
   for (std::size_t i = slice(me); i < slice(me + 1); i += chunk) {
-    const std::size_t len = std::min(chunk, slice(me + 1) - i), off = i * a.elem;
+    const std::size_t len = std::min(chunk, slice(me + 1) - i), off = i * a.elem, bytes = len * a.elem;
     char* acc = in_place ? aside.get() : dest + off;
-    reduce2(a.dtype, a.op, acc, src[0] + off, src[1] + off, len);
-    for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, src[k] + off, len);
+    reduce2(a.dtype, a.op, acc, g.view(source + off, bytes, 0, 0), g.view(source + off, bytes, 1, 1), len);
+    for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, g.view(source + off, bytes, k), len);
     if (in_place) std::memcpy(dest + off, acc, len * a.elem);
     progress.store(base | ++done_chunks, std::memory_order_release);
   }
 
   for (int step = 1; step < n; ++step) {
     const int k = (me + step) % n;
-    const char* theirs = g.peer(static_cast<const char*>(a.dest), k);
     std::uint64_t c = 0;
     for (std::size_t i = slice(k); i < slice(k + 1); i += chunk) {
       const std::size_t len = std::min(chunk, slice(k + 1) - i), off = i * a.elem;
       g.wait(k, kProgress, base | ++c, "its reduced slice");
-      copy(dest + off, theirs + off, len * a.elem, stream);
+      g.get(dest + off, dest + off, len * a.elem, k, stream);
     }
     g.report_done(k);
   }

@@ -16,14 +16,14 @@ void scratch_broadcast(Group& g) {
   const std::size_t bytes = bytes_of(a);
   if (g.me() == a.root) {
     g.claim_scratch();
-    std::memcpy(g.scratch(g.me()), a.source, bytes);
+    std::memcpy(g.scratch(), a.source, bytes);
     g.arrive();
     if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
     return;
   }
   g.arrive();
   g.wait_arrival(a.root);
-  std::memcpy(a.dest, g.scratch(a.root), bytes);
+  g.get(a.dest, g.scratch(), bytes, a.root);
 }
 
 void scratch_fcollect(Group& g) {
@@ -31,10 +31,10 @@ void scratch_fcollect(Group& g) {
   const std::size_t bytes = bytes_of(a);
   char* dest = static_cast<char*>(a.dest);
   g.claim_scratch();
-  std::memcpy(g.scratch(g.me()), a.source, bytes);
+  std::memcpy(g.scratch(), a.source, bytes);
   g.arrive();
   std::memmove(dest + g.me() * bytes, a.source, bytes);
-  g.each_arrival([&](int k) { std::memcpy(dest + k * bytes, g.scratch(k), bytes); });
+  g.each_arrival([&](int k) { g.get(dest + k * bytes, g.scratch(), bytes, k); });
 }
 
 void scratch_alltoall(Group& g) {
@@ -42,21 +42,22 @@ void scratch_alltoall(Group& g) {
   const std::size_t block = bytes_of(a);
   char* dest = static_cast<char*>(a.dest);
   g.claim_scratch();
-  std::memcpy(g.scratch(g.me()), a.source, block * g.size());
+  std::memcpy(g.scratch(), a.source, block * g.size());
   g.arrive();
   std::memcpy(dest + g.me() * block, static_cast<const char*>(a.source) + g.me() * block, block);
-  g.each_arrival([&](int k) { std::memcpy(dest + k * block, g.scratch(k) + g.me() * block, block); });
+  g.each_arrival([&](int k) { g.get(dest + k * block, g.scratch() + g.me() * block, block, k); });
 }
 
 void scratch_reduce(Group& g) {
   const Args& a = g.args;
   g.claim_scratch();
-  std::memcpy(g.scratch(g.me()), a.source, bytes_of(a));
+  const std::size_t bytes = bytes_of(a);
+  std::memcpy(g.scratch(), a.source, bytes);
   g.arrive();
   g.wait_all_arrived();
   // Every member reduces in member order, so all get the same bits.
-  reduce2(a.dtype, a.op, a.dest, g.scratch(0), g.scratch(1), a.count);
-  for (int k = 2; k < g.size(); ++k) reduce2(a.dtype, a.op, a.dest, a.dest, g.scratch(k), a.count);
+  reduce2(a.dtype, a.op, a.dest, g.view(g.scratch(), bytes, 0, 0), g.view(g.scratch(), bytes, 1, 1), a.count);
+  for (int k = 2; k < g.size(); ++k) reduce2(a.dtype, a.op, a.dest, a.dest, g.view(g.scratch(), bytes, k), a.count);
 }
 
 }  // namespace tilecomm::coll

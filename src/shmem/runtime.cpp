@@ -23,15 +23,15 @@ struct PeerInfo {
   memory::SegmentKey data;
   std::int32_t cpus;  // CPUs the job may use, as this PE sees them
   char host[64];
-  char coll[96];      // the collective settings every PE must share (coll_settings)
+  char coll[160];     // the collective settings every PE must share (coll_settings)
 };
 
 // The settings that decide collective algorithms: they must be the same on
 // every PE, or members would pick different algorithms and wait forever.
 std::string coll_settings(const Config& c) {
-  return strprintf("TILECOMM_COLL_SCRATCH=%zu %s/%s/%s/%s/%s/%s", c.coll_scratch, c.coll_broadcast.c_str(),
-                   c.coll_collect.c_str(), c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(),
-                   c.coll_reduce.c_str());
+  return strprintf("TILECOMM_COLL_SCRATCH=%zu TILECOMM_COLL_LOAD_STORE=%d %s/%s/%s/%s/%s/%s", c.coll_scratch,
+                   static_cast<int>(c.coll_load_store), c.coll_broadcast.c_str(), c.coll_collect.c_str(),
+                   c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(), c.coll_reduce.c_str());
 }
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the
@@ -121,6 +121,13 @@ transport::DmaTransport& Runtime::dma() {
   });
   return *dma_;
 }
+
+transport::Transport& Runtime::transport(int pe) {
+  if (routes_[pe] == Route::Sdma) return dma();
+  return *shm_;
+}
+
+transport::Transport& Runtime::atomics(int) { return *shm_; }
 
 void Runtime::quiet_engine(const char* call) {
   if (!dma_started_.load(std::memory_order_acquire)) return;

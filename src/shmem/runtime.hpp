@@ -116,6 +116,10 @@ class Runtime {
   /// Route of puts and gets to world PE `pe`; any_sdma_route(): some peer is routed to SDMA.
   Route route(int pe) const { return routes_[pe]; }
   bool any_sdma_route() const { return any_sdma_route_; }
+  /// The transport that carries gets and puts to world PE `pe` (its route),
+  /// and the one that carries atomics to it (shm on one host).
+  transport::Transport& transport(int pe);
+  transport::Transport& atomics(int pe);
   /// shmem_quiet / shmem_fence over every transport in use; a transport
   /// that cannot complete (a peer died) ends the job naming `call`.
   void quiet(const char* call);
