@@ -320,6 +320,24 @@ int run(tilecomm_team* team, const Args& a) {
   return 0;
 }
 
+void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all, const char* call) {
+  shmem::rt(call);
+  if (len > kScratchMin / kScratchSlots) usage_error(call, "coll::exchange moves at most %zu bytes per member, not %zu", kScratchMin / kScratchSlots, len);
+  Args a;
+  a.kind = Kind::Fcollect;
+  a.dest = all;
+  a.source = mine;
+  a.count = len;
+  a.call = call;
+  if (team->size == 1) return run_alone(a);
+  Group g(*team, a);
+  try {
+    scratch_fcollect(g);  // copies through the scratch slots: local buffers are fine
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+}
+
 void run_active_set(int start, int log_stride, int size, long* psync, const Args& a) {
   const int me = shmem::active_set_member(start, log_stride, size, a.call);
   check_args(a, size, "active set");

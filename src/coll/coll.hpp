@@ -81,6 +81,11 @@ int run(tilecomm_team* team, const Args& args);
 /// all SHMEM_SYNC_VALUE on entry, and again on return).
 void run_active_set(int start, int log_stride, int size, long* psync, const Args& args);
 
+/// Gathers `len` bytes from every member of `team` into `all` (member order,
+/// len bytes each). Buffers are local (not symmetric); len is at most 64
+/// bytes. For setup exchanges (the communicator's window keys). Collective.
+void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all, const char* call);
+
 /// The selection table with the current TILECOMM_COLL_* settings, for tilecomm-info.
 std::string selection_table();
 

@@ -1,0 +1,202 @@
+// The communicator: its members (a team of its own), its windows (one
+// shared-memory segment per rank, mapped by every rank of the host) and the
+// kernel descriptor. See <tilecomm/comm.hpp>.
+#include "tilecomm/comm.hpp"
+
+#include <new>
+#include <vector>
+
+#include "coll/coll.hpp"
+#include "comm/flags.hpp"
+#include "core/error.hpp"
+#include "memory/segment.hpp"
+#include "shmem/runtime.hpp"
+
+namespace tilecomm {
+
+using shmem::g_runtime;
+
+struct Comm::Impl {
+  shmem_team_t team = SHMEM_TEAM_INVALID;
+  memory::Segment window;              // mine
+  std::vector<std::size_t> mapped;     // bytes of each peer's window mapped here (0: none)
+  std::unique_ptr<CommArgs> args = std::make_unique<CommArgs>();
+  std::uint32_t magic = 0;             // the last magic drawn
+};
+
+namespace {
+
+void require_runtime(const char* call) {
+  if (!g_runtime)
+    raise(ErrorCode::InvalidUsage, "%s: tilecomm is not initialised in this process; call shmem_init() first, or "
+          "create the communicator with tilecomm::Comm::init_rank", call);
+}
+
+void check_options(const CommOptions& o) {
+  if (o.window_bytes < 2 * 64 || o.window_bytes % 128 != 0)
+    raise(ErrorCode::InvalidUsage, "CommOptions::window_bytes=%zu: the data region is cut in two partitions of "
+          "64-byte lines; use a multiple of 128 bytes (default 200 MiB)", o.window_bytes);
+  if (o.flag_bytes < 2 * comm::kFlagPartitionBytes || o.flag_bytes % 128 != 0)
+    raise(ErrorCode::InvalidUsage, "CommOptions::flag_bytes=%zu is below the %zu bytes the flags need (two "
+          "partitions of %zu) or not a multiple of 128; use 64K or more (default 4 MiB)", o.flag_bytes,
+          2 * comm::kFlagPartitionBytes, comm::kFlagPartitionBytes);
+}
+
+}  // namespace
+
+Comm::Comm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Comm::Comm(Comm&&) noexcept = default;
+Comm& Comm::operator=(Comm&& o) noexcept {
+  if (this != &o) {
+    if (impl_) {
+      try {
+        destroy();
+      } catch (const Error& e) {
+        fatal_error("tilecomm::Comm (move assignment)", e);
+      }
+    }
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+
+// A communicator still alive at its destructor is destroyed there: that is
+// collective, so every rank must let its communicator go at the same point.
+Comm::~Comm() {
+  if (!impl_) return;
+  try {
+    destroy();
+  } catch (const Error& e) {
+    fatal_error("tilecomm::Comm destructor", e);
+  }
+}
+
+Comm::Impl& Comm::impl() const {
+  if (!impl_)
+    raise(ErrorCode::InvalidUsage, "this tilecomm::Comm was destroyed (or moved from); create a new communicator");
+  return *impl_;
+}
+
+Comm Comm::world(const CommOptions& opts) { return from_team(SHMEM_TEAM_WORLD, opts); }
+
+Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
+  constexpr const char* call = "tilecomm::Comm::from_team";
+  require_runtime(call);
+  check_options(opts);
+  if (parent == SHMEM_TEAM_INVALID) raise(ErrorCode::InvalidUsage, "%s: the team is SHMEM_TEAM_INVALID", call);
+  const int n = shmem_team_n_pes(parent);
+  if (n > kCommMaxRanks)
+    raise(ErrorCode::InvalidUsage, "%s: the team has %d PEs; a communicator has at most %d ranks (the size of "
+          "CommArgs' peer tables)", call, n, kCommMaxRanks);
+  auto impl = std::make_unique<Impl>();
+  // A team of its own, so that the communicator's collectives never
+  // interleave with the caller's on the parent team.
+  if (shmem_team_split_strided(parent, 0, 1, n, nullptr, 0, &impl->team) != 0)
+    raise(ErrorCode::InvalidUsage, "%s: no team slot left for the communicator's team (%d teams at most); destroy "
+          "unused teams or communicators", call, shmem::kMaxTeams);
+  tilecomm_team& team = *impl->team;
+  CommArgs& a = *impl->args;
+  a.rank = team.my_pe;
+  a.rankSize = n;
+  a.windowBytes = opts.window_bytes;
+  a.flagBytes = opts.flag_bytes;
+
+  // My window: data then flags, committed now (no SIGBUS at first touch).
+  const std::size_t bytes = opts.window_bytes + opts.flag_bytes;
+  impl->window = memory::Segment::create("tilecomm-comm-window", bytes);
+  if (int err = impl->window.back(0, bytes))
+    raise(ErrorCode::System, "%s: cannot commit %zu bytes of shared memory for this rank's window (%s); lower "
+          "CommOptions::window_bytes (now %zu) or free memory", call, bytes, strerror(err), opts.window_bytes);
+
+  // Everybody's key, then map the peers of my host.
+  std::vector<memory::SegmentKey> keys(n);
+  const memory::SegmentKey mine = impl->window.key();
+  coll::exchange(&team, &mine, sizeof mine, keys.data(), call);
+  const auto& hosts = g_runtime->hosts();
+  const std::string& my_host = hosts[team.world(a.rank)];
+  impl->mapped.assign(n, 0);
+  for (int r = 0; r < n; ++r) {
+    const int pe = team.world(r);
+    if (hosts[pe] != my_host) continue;  // another host: not load/store reachable
+    a.localRank += r < a.rank;
+    ++a.localRankSize;
+    std::uint8_t* base;
+    if (r == a.rank) {
+      base = reinterpret_cast<std::uint8_t*>(impl->window.base());
+    } else {
+      base = static_cast<std::uint8_t*>(memory::Segment::map_peer(keys[r], pe));
+      impl->mapped[r] = keys[r].size;
+    }
+    a.peerMems[r] = base;
+    a.peerFlags[r] = base + opts.window_bytes;
+  }
+  // Nobody launches before every rank mapped every window.
+  shmem_team_sync(impl->team);
+  return Comm(std::move(impl));
+}
+
+UniqueId Comm::unique_id() {
+  UniqueId id;
+  if (int rc = shmemx_get_uniqueid(&id); rc != 0)
+    raise(ErrorCode::System, "tilecomm::Comm::unique_id: shmemx_get_uniqueid failed (%d)", rc);
+  return id;
+}
+
+Comm Comm::init_rank(int nranks, const UniqueId& id, int rank, const CommOptions& opts) {
+  constexpr const char* call = "tilecomm::Comm::init_rank";
+  if (nranks < 1 || rank < 0 || rank >= nranks)
+    raise(ErrorCode::InvalidUsage, "%s: rank %d of %d ranks is out of range (0..nranks-1)", call, rank, nranks);
+  if (!g_runtime) {
+    shmemx_init_attr_t attr;
+    if (shmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)
+      raise(ErrorCode::InvalidUsage, "%s: the unique ID is not valid (draw it with Comm::unique_id)", call);
+    shmemx_init_attr(0, &attr);
+  } else if (g_runtime->n_pes() != nranks || g_runtime->my_pe() != rank) {
+    raise(ErrorCode::InvalidUsage, "%s: tilecomm already runs here as PE %d of %d, not rank %d of %d; use "
+          "Comm::world() or Comm::from_team() in an initialised process", call, g_runtime->my_pe(),
+          g_runtime->n_pes(), rank, nranks);
+  }
+  return world(opts);
+}
+
+void Comm::destroy() {
+  impl();  // throws when already destroyed
+  const std::unique_ptr<Impl> owned = std::move(impl_);
+  Impl& im = *owned;
+  // Every rank stops using the windows before any unmaps them.
+  shmem_team_sync(im.team);
+  for (int r = 0; r < static_cast<int>(im.mapped.size()); ++r)
+    if (im.mapped[r]) memory::Segment::unmap_peer(im.args->peerMems[r], im.mapped[r]);
+  shmem_team_destroy(im.team);
+}
+
+int Comm::rank() const { return impl().args->rank; }
+int Comm::size() const { return impl().args->rankSize; }
+int Comm::local_rank() const { return impl().args->localRank; }
+int Comm::local_size() const { return impl().args->localRankSize; }
+const CommArgs& Comm::args() const { return *impl().args; }
+CommArgs& Comm::args() { return *impl().args; }
+shmem_team_t Comm::team() const { return impl().team; }
+
+Window Comm::window(int r) const {
+  const CommArgs& a = args();
+  if (r < 0 || r >= a.rankSize)
+    raise(ErrorCode::InvalidUsage, "tilecomm::Comm::window: rank %d is not a rank of this communicator (0..%d)", r,
+          a.rankSize - 1);
+  return Window{a.peerMems[r], a.peerMems[r] ? a.windowBytes : 0, a.peerFlags[r], a.peerFlags[r] ? a.flagBytes : 0};
+}
+
+std::uint32_t Comm::NextMagic() {
+  Impl& im = impl();
+  // 0 marks a flag never written; wrapping from 0xfffffffe to 1 keeps the
+  // partitions (magic % 2) alternating.
+  if (++im.magic == 0xffffffffu) im.magic = 1;
+  return im.magic;
+}
+
+void Comm::begin_launch() {
+  const std::uint32_t m = NextMagic();
+  impl().args->magic = m;
+}
+
+}  // namespace tilecomm

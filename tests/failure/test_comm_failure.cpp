@@ -1,0 +1,29 @@
+// A rank of a communicator dies inside a launch (tc_fail_comm,
+// fail_comm.cpp): every survivor's launch must throw, within the job's
+// failure detection, an error naming the helper it waited in and the dead PE.
+#include "fixture.hpp"
+
+using namespace tcfail;
+
+namespace {
+
+class CommPeerKilled : public JobTest {};
+
+}  // namespace
+
+TEST_F(CommPeerKilled, SurvivorsLeaveTheirLaunchNamingTheDeadRank) {
+  const std::string marker = new_marker();
+  Result r = run({TC_TCRUN, "-n", "4", TC_FAIL_COMM, "kill-in-launch", marker}, marker, survivors_leave_by_themselves());
+  ASSERT_ENDED(r);
+  const int pid1 = helper_pid(r, 1);
+  ASSERT_GT(pid1, 0) << r;
+  EXPECT_EQ(r.exit_code(), 128 + 9) << r;
+  const std::string who = "PE 1 (pid " + std::to_string(pid1);
+  for (int pe : {0, 2, 3})
+    EXPECT_THAT(lines_with(r.err, {"helper PE " + std::to_string(pe) + " left:", "rank 1",
+                                   "because the job failed", who}),
+                SizeIs(1))
+        << "PE " << pe << " must leave its launch naming rank 1 and " << who << r;
+  EXPECT_NO_UNEXPECTED(r);
+  EXPECT_NOTHING_LEFT(r);
+}
