@@ -42,7 +42,7 @@ inline void put_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t 
   if (bytes == 0) return void(shmem::rt(call));
   char* r = target(ctx, dest, bytes, pe, call);
   if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(true, w, dest, src, bytes, !nbi, call);
-  memcpy(r, src, bytes);
+  copy_bytes(r, src, bytes);
 }
 
 template <bool nbi = false>
@@ -50,7 +50,7 @@ inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t 
   if (bytes == 0) return void(shmem::rt(call));
   const char* r = target(ctx, src, bytes, pe, call);
   if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(false, w, dest, src, bytes, !nbi, call);
-  memcpy(dest, r, bytes);
+  copy_bytes(dest, r, bytes);
 }
 
 /// p and g: one element through the mapping (MTE) on every route; an engine
@@ -99,7 +99,7 @@ inline void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t
     usage_error(call, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
   char* r = target(ctx, dest, bytes, pe, call);
   auto* s = reinterpret_cast<std::uint64_t*>(target(ctx, sig, sizeof *sig, pe, call));
-  memcpy(r, src, bytes);
+  copy_bytes(r, src, bytes);
   transport::ShmTransport::store_fence();  // the data is visible before the signal
   std::atomic_ref<std::uint64_t> a(*s);
   if (sig_op == SHMEM_SIGNAL_ADD) a.fetch_add(signal, std::memory_order_release);

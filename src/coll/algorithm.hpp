@@ -158,10 +158,15 @@ class Group {
   }
   template <class T>
   T* mapped(T* local, int member) const {
+    if (const Region* r = args.region) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(local);
+      const std::uint8_t* mine = r->bases[me_];
+      if (p >= mine && p < mine + r->bytes) return reinterpret_cast<T*>(r->bases[member] + (p - mine));
+    }
     return reinterpret_cast<T*>(shm_.translate(local, world(member)));
   }
   transport::ShmTransport& shm_;
-  bool direct_;  // load/store on every member (NOTE [transport verbs])
+  bool direct_;  // load/store on every member (NOTE [transport verbs]); always for a Region
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;
@@ -180,6 +185,7 @@ struct Algorithm {
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
   bool scratch;           // copies through the scratch slots: teams only, when the data fits a slot
   bool in_place;          // serves source == dest
+  bool peer_dest;         // peers read a member's dest (not for Args::dest_private)
   void (*run)(Group& g);
 };
 

@@ -44,19 +44,19 @@ constexpr std::size_t kAny = SIZE_MAX;
 // broadcast starts at 16 members, where the root's buffer would have 15
 // readers (a judgement: at 8 PEs on 2 CPUs tree and pull measure the same).
 constexpr Algorithm kTable[] = {
-    {"scratch", Kind::Broadcast, 1024, 2, 0, true, true, scratch_broadcast},
-    {"tree", Kind::Broadcast, kAny, 16, 0, false, true, tree_broadcast},
-    {"pull", Kind::Broadcast, kAny, 2, 0, false, true, pull_broadcast},
-    {"mixed", Kind::Collect, kAny, 2, 0, true, true, mixed_collect},
-    {"pull", Kind::Collect, kAny, 2, 0, false, true, pull_gather},
-    {"scratch", Kind::Fcollect, 1024, 2, 0, true, true, scratch_fcollect},
-    {"pull", Kind::Fcollect, kAny, 2, 0, false, true, pull_gather},
-    {"scratch", Kind::Alltoall, 512, 2, 0, true, true, scratch_alltoall},
-    {"pull", Kind::Alltoall, kAny, 2, 0, false, true, pull_alltoall},
-    {"pull", Kind::Alltoalls, kAny, 2, 0, false, true, pull_alltoall},
-    {"scratch", Kind::Reduce, 256, 2, 8, true, true, scratch_reduce},
-    {"oneshot", Kind::Reduce, 64 << 10, 2, 8, false, false, oneshot_reduce},
-    {"rsag", Kind::Reduce, kAny, 2, 0, false, true, rsag_reduce},
+    {"scratch", Kind::Broadcast, 1024, 2, 0, true, true, false, scratch_broadcast},
+    {"tree", Kind::Broadcast, kAny, 16, 0, false, true, true, tree_broadcast},
+    {"pull", Kind::Broadcast, kAny, 2, 0, false, true, false, pull_broadcast},
+    {"mixed", Kind::Collect, kAny, 2, 0, true, true, false, mixed_collect},
+    {"pull", Kind::Collect, kAny, 2, 0, false, true, false, pull_gather},
+    {"scratch", Kind::Fcollect, 1024, 2, 0, true, true, false, scratch_fcollect},
+    {"pull", Kind::Fcollect, kAny, 2, 0, false, true, false, pull_gather},
+    {"scratch", Kind::Alltoall, 512, 2, 0, true, true, false, scratch_alltoall},
+    {"pull", Kind::Alltoall, kAny, 2, 0, false, true, false, pull_alltoall},
+    {"pull", Kind::Alltoalls, kAny, 2, 0, false, true, false, pull_alltoall},
+    {"scratch", Kind::Reduce, 256, 2, 8, true, true, false, scratch_reduce},
+    {"oneshot", Kind::Reduce, 64 << 10, 2, 8, false, false, false, oneshot_reduce},
+    {"rsag", Kind::Reduce, kAny, 2, 0, false, true, true, rsag_reduce},
 };
 
 const std::string& forced_name(const Config& cfg, Kind k) {
@@ -103,6 +103,7 @@ const Algorithm* forced(Kind k, const char* call) {
 
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
+  if (al.peer_dest && a.dest_private) return false;
   if (al.scratch && (!g.team_mode() || scratch_need(a, g.size()) > g.scratch_slot())) return false;
   return al.in_place || a.dest != a.source;
 }
@@ -126,8 +127,14 @@ const Algorithm& select(const Group& g) {
 
 // ---- argument checks ----------------------------------------------------------
 
-void check_range(const void* p, std::size_t bytes, const char* what, const Args& a) {
+void check_range(const void* p, std::size_t bytes, const char* what, const Args& a, int me) {
   if (bytes == 0) return;
+  if (a.dest_private && p == a.dest) return;  // private memory: no peer reads it
+  if (a.region) {  // a communicator's window, or the heap
+    const auto* q = static_cast<const std::uint8_t*>(p);
+    const std::uint8_t* mine = a.region->bases[me];
+    if (q >= mine && bytes <= a.region->bytes && static_cast<std::size_t>(q - mine) <= a.region->bytes - bytes) return;
+  }
   if (!g_runtime->shm().translate(p, bytes, g_runtime->my_pe()))
     usage_error(a.call, "%s [%p, +%zu bytes) is not symmetric: it must lie in the symmetric heap (shmem_malloc) or "
                 "be a global or static variable, the same on every PE", what, p, bytes);
@@ -160,28 +167,30 @@ void check_same_or_disjoint(const Args& a, std::size_t bytes) {
                 "address) or between disjoint arrays", a.source, a.dest, kind_name(a.kind));
 }
 
-void check_args(const Args& a, int n, const char* group) {
+void check_args(const Args& a, int n, int me, const char* group) {
+  if (a.dest_private && a.source == a.dest)
+    usage_error(a.call, "an in-place call cannot have a private dest: peers read the source");
   const std::size_t bytes = times(a.count, a.elem, a);
   switch (a.kind) {
     case Kind::Broadcast:
       if (a.root < 0 || a.root >= n)
         usage_error(a.call, "PE_root %d is out of range: the %s has PEs 0..%d", a.root, group, n - 1);
-      check_range(a.source, bytes, "source", a);
-      check_range(a.dest, bytes, "dest", a);
+      check_range(a.source, bytes, "source", a, me);
+      check_range(a.dest, bytes, "dest", a, me);
       check_same_or_disjoint(a, bytes);
       break;
     case Kind::Collect:
     case Kind::Fcollect: {
       // A collect's dest is checked once the members' counts are known (pull.cpp).
       const std::size_t dest = a.kind == Kind::Fcollect ? times(bytes, n, a) : bytes;
-      check_range(a.source, bytes, "source", a);
-      check_range(a.dest, dest, "dest", a);
+      check_range(a.source, bytes, "source", a, me);
+      check_range(a.dest, dest, "dest", a, me);
       check_disjoint(a, bytes, dest);
       break;
     }
     case Kind::Alltoall:
-      check_range(a.source, times(bytes, n, a), "source", a);
-      check_range(a.dest, bytes * n, "dest", a);
+      check_range(a.source, times(bytes, n, a), "source", a, me);
+      check_range(a.dest, bytes * n, "dest", a, me);
       check_disjoint(a, bytes * n, bytes * n);
       break;
     case Kind::Alltoalls: {
@@ -191,14 +200,14 @@ void check_args(const Args& a, int n, const char* group) {
       const std::size_t last = times(a.count, n, a) - 1;  // index of the last element moved
       const std::size_t src = times(times(last, a.src_stride, a) + 1, a.elem, a);
       const std::size_t dst = times(times(last, a.dst_stride, a) + 1, a.elem, a);
-      check_range(a.source, src, "source", a);
-      check_range(a.dest, dst, "dest", a);
+      check_range(a.source, src, "source", a, me);
+      check_range(a.dest, dst, "dest", a, me);
       check_disjoint(a, src, dst);
       break;
     }
     case Kind::Reduce:
-      check_range(a.source, bytes, "source", a);
-      check_range(a.dest, bytes, "dest", a);
+      check_range(a.source, bytes, "source", a, me);
+      check_range(a.dest, bytes, "dest", a, me);
       check_same_or_disjoint(a, bytes);
       break;
   }
@@ -310,7 +319,7 @@ std::size_t scratch_need(const Args& a, int members) {
 int run(tilecomm_team* team, const Args& a) {
   shmem::rt(a.call);
   if (!team) return -1;
-  check_args(a, team->size, "team");
+  check_args(a, team->size, team->my_pe, "team");
   if (team->size == 1) {
     run_alone(a);
     return 0;
@@ -340,8 +349,9 @@ void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all,
 
 void run_active_set(int start, int log_stride, int size, long* psync, const Args& a) {
   const int me = shmem::active_set_member(start, log_stride, size, a.call);
-  check_args(a, size, "active set");
-  check_range(psync, kPsyncLongs * sizeof(long), "pSync", a);
+  if (a.region) usage_error(a.call, "a region (communicator window) serves team collectives only");
+  check_args(a, size, me, "active set");
+  check_range(psync, kPsyncLongs * sizeof(long), "pSync", a, me);
   if (size == 1) return run_alone(a);
   // NOTE [collective words]: an active set's tag counts the calls made with this pSync and set.
   static std::mutex mutex;

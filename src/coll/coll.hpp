@@ -53,6 +53,14 @@ constexpr DType dtype_of() {
   }
 }
 
+/// Memory outside the symmetric heap that every member maps, such as a
+/// communicator's windows: bases[m] is member m's region as mapped here,
+/// `bytes` long. Data addresses of a call may lie in it instead of the heap.
+struct Region {
+  std::uint8_t* const* bases;
+  std::size_t bytes;
+};
+
 /// One collective call, as every member of the team passes it.
 struct Args {
   Kind kind = Kind::Broadcast;
@@ -68,6 +76,8 @@ struct Args {
   DType dtype = DType::Int8;       // reduce (elem == dtype_size(dtype))
   bool root_dest = true;           // broadcast: the root's dest is written too (false: active sets)
   const char* call = "";           // the API routine, for messages ("shmem_long_sum_reduce")
+  const Region* region = nullptr;  // source and dest may lie in it (teams only; load/store)
+  bool dest_private = false;       // dest is this member's private memory: no peer reads it
 };
 
 /// Runs a team collective. Returns 0, or -1 when `team` is SHMEM_TEAM_INVALID

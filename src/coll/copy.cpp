@@ -42,7 +42,7 @@ void copy(void* dst, const void* src, std::size_t n, bool stream) {
   }
 #endif
   (void)stream;
-  std::memmove(dst, src, n);
+  if (dst != src) copy_bytes(dst, src, n);  // NOTE [copy aliasing] (core/copy.hpp)
 }
 
 }  // namespace tilecomm::coll

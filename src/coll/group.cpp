@@ -12,7 +12,7 @@ using transport::AtomicOp;
 thread_local std::vector<int> Group::pending_;
 
 Group::Group(tilecomm_team& team, const Args& a)
-    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store), team_(&team),
+    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store || a.region), team_(&team),
       start_(team.start), stride_(team.stride), size_(team.size), me_(team.my_pe), tag_(++team.coll.epoch),
       scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}
 

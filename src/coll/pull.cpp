@@ -69,7 +69,8 @@ void gather(Group& g, bool allow_scratch) {
     at[k] = off;
     off += len[k] & ~kInScratch;
   }
-  if (a.kind == Kind::Collect && off && !shmem::g_runtime->shm().translate(dest, off, shmem::g_runtime->my_pe()))
+  if (a.kind == Kind::Collect && off && !a.region && !a.dest_private &&
+      !shmem::g_runtime->shm().translate(dest, off, shmem::g_runtime->my_pe()))
     shmem::usage_error(a.call, "dest %p cannot hold the %zu bytes the members contribute: it runs past the end of "
                        "its symmetric segment", a.dest, off);
   const bool stream = streaming(off);

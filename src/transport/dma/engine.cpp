@@ -132,7 +132,7 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
     const Entry& e = Q.ring[head % kRingEntries];
     switch (e.op) {
       case EntryOp::Copy:
-        std::memcpy(e.dst, e.src, e.len);
+        copy_bytes(e.dst, e.src, e.len);  // NOTE [copy aliasing]
         break;
       case EntryOp::Signal: {
         for (std::uint32_t o = 0; o < g.queue_num() && !gated; ++o)

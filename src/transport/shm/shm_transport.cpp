@@ -63,7 +63,7 @@ std::uint64_t ShmTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
 
 void ShmTransport::put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig,
                               std::uint64_t signal, bool add) {
-  memcpy(translate(dst, pe), src, n);
+  copy_bytes(translate(dst, pe), src, n);
   store_fence();
   std::atomic_ref<std::uint64_t> s(*reinterpret_cast<std::uint64_t*>(translate(sig, pe)));
   if (add) s.fetch_add(signal, std::memory_order_release);

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/copy.hpp"
 #include "transport/transport.hpp"
 
 namespace tilecomm::transport {
@@ -34,8 +35,8 @@ class ShmTransport final : public Transport {
   memory::SegmentKey register_segment(int id, const memory::Segment& seg) override;
   void attach(int pe, int id, const memory::SegmentKey& key) override;
 
-  void put(int pe, void* dst, const void* src, std::size_t n) override { memcpy(translate(dst, pe), src, n); }
-  void get(int pe, void* dst, const void* src, std::size_t n) override { memcpy(dst, translate(src, pe), n); }
+  void put(int pe, void* dst, const void* src, std::size_t n) override { copy_bytes(translate(dst, pe), src, n); }
+  void get(int pe, void* dst, const void* src, std::size_t n) override { copy_bytes(dst, translate(src, pe), n); }
   std::uint64_t atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
                        std::uint64_t compare) override;
   void put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig, std::uint64_t signal,

@@ -1,0 +1,141 @@
+// tilecomm-perf, operator part (tilecomm only; perf.c calls it with
+// "--only ops"): each collective operator of <tilecomm/ops.hpp> against the
+// library's OpenSHMEM collective on the same bytes, in the same run,
+// interleaved (one repetition of each in turn), from 8 B to the
+// --coll-max-size bytes per PE:
+//
+//   AllGather (int8)   against shmem_fcollectmem
+//   AllReduce (fp32)   against shmem_float_sum_reduce
+//   Broadcast (int8)   against shmem_broadcastmem (root 0)
+//   AllToAll  (int8)   against shmem_alltoallmem (size per peer)
+//
+// The operators take ordinary memory and stage it through the
+// communicator's window; the OpenSHMEM collectives take symmetric buffers.
+// Prints, on PE 0, the median time per call of each and the ratio
+// operator / library (the cost of the staging), and the operator's algorithm
+// and bus bandwidth (the nccl-tests convention). Every result is checked.
+#include <shmem.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <tilecomm/ops.hpp>
+
+namespace {
+
+namespace ops = tilecomm::ops;
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  const double rep_s = quick ? 0.003 : 0.02;
+  // Window: the largest call's staged input and result (AllGather: n + 1 blocks).
+  tilecomm::CommOptions opts;
+  opts.window_bytes = (static_cast<std::size_t>(n) * 2 + 2) * max_size + 4096;
+  opts.window_bytes = (opts.window_bytes + 127) / 128 * 128;
+  tilecomm::Comm comm = tilecomm::Comm::world(opts);
+  const std::size_t bytes = max_size * static_cast<std::size_t>(n);
+  auto* sym_src = static_cast<std::uint8_t*>(shmem_malloc(bytes));
+  auto* sym_dst = static_cast<std::uint8_t*>(shmem_malloc(bytes));
+  if (!sym_src || !sym_dst) {
+    if (me == 0) std::fprintf(stderr, "perf: ops: shmem_malloc of %zu bytes failed (SHMEM_SYMMETRIC_SIZE)\n", bytes);
+    return 1;
+  }
+  std::vector<std::uint8_t> in(bytes), out(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) sym_src[i] = in[i] = static_cast<std::uint8_t>(me + 3 * i);
+  int bad = 0;
+  const char* names[] = {"allgather", "allreduce", "broadcast", "alltoall"};
+  if (me == 0 && !csv)
+    std::printf("\noperators vs the library's OpenSHMEM collectives (%d PEs; size per PE, alltoall per peer)\n"
+                "%-10s %10s %12s %12s %8s %12s %12s\n", n, "operator", "size", "shmem us", "operator us",
+                "ratio", "algbw GB/s", "busbw GB/s");
+  for (int which = 0; which < 4; ++which) {
+    for (std::size_t size = 8; size <= max_size; size *= 2) {
+      ops::Executor ex;
+      const std::uint64_t count = which == 1 ? size / 4 : size;
+      if (count == 0) continue;
+      switch (which) {
+        case 0: ops::AllGatherGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, &ex); break;
+        case 1:
+          ops::AllReduceGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Fp32, ops::ReduceOp::Sum,
+                                         &ex);
+          break;
+        case 2: ops::BroadcastGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, 0, &ex); break;
+        case 3: ops::AllToAllGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, &ex); break;
+      }
+      auto run_op = [&] {
+        switch (which) {
+          case 0: ops::AllGather(nullptr, 0, &ex); break;
+          case 1: ops::AllReduce(nullptr, 0, &ex); break;
+          case 2: ops::Broadcast(nullptr, 0, &ex); break;
+          case 3: ops::AllToAll(nullptr, 0, &ex); break;
+        }
+      };
+      auto run_lib = [&] {
+        switch (which) {
+          case 0: shmem_fcollectmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, size); break;
+          case 1:
+            shmem_float_sum_reduce(SHMEM_TEAM_WORLD, reinterpret_cast<float*>(sym_dst),
+                                   reinterpret_cast<const float*>(sym_src), count);
+            break;
+          case 2: shmem_broadcastmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, size, 0); break;
+          case 3: shmem_alltoallmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, size); break;
+        }
+      };
+      // Iterations per repetition: from one timed call, agreed on PE 0's.
+      static long iters_sym;
+      shmem_barrier_all();
+      auto t0 = Clock::now();
+      run_lib();
+      const double one = seconds(t0);
+      long iters = std::max<long>(1, std::min<long>(100000, static_cast<long>(rep_s / std::max(one, 1e-7))));
+      iters_sym = iters;
+      shmem_barrier_all();
+      iters = shmem_long_g(&iters_sym, 0);
+      std::vector<double> lib, op;
+      for (int r = 0; r < reps; ++r) {
+        for (int side = 0; side < 2; ++side) {
+          shmem_barrier_all();
+          t0 = Clock::now();
+          for (long i = 0; i < iters; ++i) side ? run_op() : run_lib();
+          shmem_barrier_all();
+          (side ? op : lib).push_back(seconds(t0) / static_cast<double>(iters) * 1e6);
+        }
+      }
+      // The operator's result, checked against the library's.
+      const std::size_t out_bytes = which == 0 || which == 3 ? size * n : size;
+      if (which == 1) {
+        for (std::uint64_t i = 0; i < count; ++i)
+          bad += reinterpret_cast<const float*>(out.data())[i] != reinterpret_cast<const float*>(sym_dst)[i];
+      } else {
+        bad += std::memcmp(out.data(), sym_dst, out_bytes) != 0;
+      }
+      if (me != 0) continue;
+      const double lib_us = median(lib), op_us = median(op);
+      const double algbw = static_cast<double>(which == 0 || which == 3 ? size * n : size) / (op_us * 1e3);
+      const double factor = which == 1 ? 2.0 * (n - 1) / n : which == 2 ? 1.0 : static_cast<double>(n - 1) / n;
+      if (csv)
+        std::printf("op_%s,%zu,%.3f,us\nlib_%s,%zu,%.3f,us\n", names[which], size, op_us, names[which], size, lib_us);
+      else
+        std::printf("%-10s %10zu %12.3f %12.3f %8.3f %12.3f %12.3f\n", names[which], size, lib_us, op_us,
+                    op_us / lib_us, algbw, algbw * factor);
+    }
+  }
+  shmem_free(sym_dst);
+  shmem_free(sym_src);
+  comm.destroy();
+  if (bad) std::fprintf(stderr, "perf: PE %d: %d operator results differ from the library's\n", me, bad);
+  return bad != 0;
+}
