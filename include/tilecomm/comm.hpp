@@ -11,9 +11,11 @@
 // Windows: each rank owns a data region (CommOptions::window_bytes, 200 MiB
 // by default: HCCL's buffer) and a flag region (flag_bytes, 4 MiB), each cut
 // in two ping-pong partitions; a launch uses partition magic % 2 of both, so
-// a rank that runs ahead into the next launch never writes where a slow
-// peer still reads. CommArgs::data(rank) / flags(rank) are this launch's
-// partitions. Orchestration helpers for kernels: <tilecomm/orchestration.hpp>.
+// a rank that runs one launch ahead writes the other partition, never the
+// one a slow peer still reads (kernels end with a post-sync, so no rank gets
+// two launches ahead: <tilecomm/orchestration.hpp>). CommArgs::data(rank) /
+// flags(rank) are this launch's partitions. The collective operators of
+// <tilecomm/ops.hpp> use the whole data region between launches.
 //
 // Errors: every failure throws tilecomm::Error (a code and a message naming
 // the values and what to change); the C API (<tilecomm/comm.h>) returns the
@@ -53,7 +55,6 @@ struct CommArgs {
   /// rankSize x rankSize, row-major: sendCountMatrix[i * rankSize + j] is
   /// what rank i sends to rank j (all-to-all-v); filled by the caller.
   std::int64_t sendCountMatrix[kCommMaxRanks * kCommMaxRanks] = {};
-  std::int32_t magics[kCommMaxRanks] = {};  // the magic of each rank's latest launch, as drawn here
 
   /// Bytes of one data partition, and this launch's partition of `r`'s data region.
   std::uint64_t partitionBytes() const { return windowBytes / 2; }
@@ -98,6 +99,9 @@ class Comm {
 
   Comm(Comm&&) noexcept;
   Comm& operator=(Comm&&) noexcept;
+  /// Destroys a communicator that is still alive: collective, like
+  /// destroy(), unless shmem_finalize already ran (then only this
+  /// process's mappings and window are released).
   ~Comm();
   /// Collective: unmaps the peers' windows and frees this rank's, once
   /// every rank stopped using them. Later calls on this object throw.
@@ -112,7 +116,9 @@ class Comm {
   /// The kernel descriptor; args().magic is the latest launch's.
   const CommArgs& args() const;
   CommArgs& args();
-  /// Draws the next magic (launch() does): the same sequence on every rank.
+  /// Draws the next magic (launch() does). Every rank draws the same
+  /// sequence as long as every rank makes the same launch and NextMagic
+  /// calls, in the same order.
   std::uint32_t NextMagic();
   /// The shmem team of the members (for the collective library).
   shmem_team_t team() const;

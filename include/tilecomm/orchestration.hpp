@@ -7,12 +7,16 @@
 // Flags. Every rank's flag region holds, per ping-pong partition, one flag
 // per peer for pairwise sync, one one-to-all flag, one fan-in flag per peer
 // and one inner flag per block. A flag holds magic << 32 | value. A record
-// writes the next value of that flag for this launch (1, 2, ... counted by
-// the recording block); a wait passes once the flag carries the same magic
-// and a value at least the one it expects (counted by the waiting block),
-// or a later magic (the writer has moved on to a later launch, so it wrote
-// this one first). Flags are never reset: a stale flag of an earlier launch
-// carries an older magic and never satisfies a wait.
+// adds one to the flag's value for this launch (atomically, so several
+// blocks of a rank may record the same flag: their records add up); the
+// n-th wait of a block on a flag in a launch passes once the flag carries
+// the launch's magic and a value of at least n. Flags are never reset: a
+// flag of an earlier launch carries an older magic and never satisfies a
+// wait. A flag that carries a later magic means its writer ran two launches
+// ahead into the same partition, so what this launch reads may be gone: the
+// wait throws, naming the flag. Kernels that read peers' windows end with a
+// post-sync (each reader records back to the writer, who waits), as seed
+// 001's AllGather does; then no rank is ever more than one launch ahead.
 //
 // Sync helpers (peer = the other rank; the forms without a peer take
 // GetBlockIdx() as the peer, as the seed's AllGather does):

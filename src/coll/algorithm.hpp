@@ -38,9 +38,12 @@
 // the mapping (the fast path); otherwise they are the transport's get and
 // atomics on the route the runtime gives that PE (Runtime::transport()),
 // which a member on another host will take the same way, without a change to
-// any algorithm. TILECOMM_COLL_LOAD_STORE=0 takes the transport path for
-// every member; the tests run every algorithm so, with gets through the
-// SDMA engine too. How a call over several hosts is split into shared-memory
+// any algorithm. Today every member is on this host and one switch picks
+// the path for all (Group::direct_): TILECOMM_COLL_LOAD_STORE=0 takes the
+// transport path for every member, and the tests run every algorithm so,
+// with gets through the SDMA engine too; once jobs span hosts the choice
+// becomes per member. Data in a Region (a communicator's windows) always
+// take the mapping. How a call over several hosts is split into shared-memory
 // and transport steps: docs/ARCHITECTURE.md, "Collectives".
 #pragma once
 

@@ -3,7 +3,8 @@
 // kernel descriptor. See <tilecomm/comm.hpp>.
 #include "tilecomm/comm.hpp"
 
-#include <new>
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "coll/coll.hpp"
@@ -22,6 +23,12 @@ struct Comm::Impl {
   std::vector<std::size_t> mapped;     // bytes of each peer's window mapped here (0: none)
   std::unique_ptr<CommArgs> args = std::make_unique<CommArgs>();
   std::uint32_t magic = 0;             // the last magic drawn
+
+  // Local resources only: the team is destroyed by the collective paths.
+  ~Impl() {
+    for (std::size_t r = 0; r < mapped.size(); ++r)
+      if (mapped[r]) memory::Segment::unmap_peer(args->peerMems[r], mapped[r]);
+  }
 };
 
 namespace {
@@ -101,37 +108,77 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
   a.windowBytes = opts.window_bytes;
   a.flagBytes = opts.flag_bytes;
 
-  // My window: data then flags, committed now (no SIGBUS at first touch).
+  // My window (data then flags, committed now: no SIGBUS at first touch),
+  // then everybody's key, sizes and outcome: a rank that could not make its
+  // window, or asked for other sizes, fails the creation on every rank.
+  struct Record {
+    memory::SegmentKey key;
+    std::uint64_t window_bytes, flag_bytes;
+    std::int64_t error;  // an errno, or 0
+  };
+  static_assert(sizeof(Record) <= 64, "coll::exchange moves 64 bytes per member");
+  Record mine{{}, opts.window_bytes, opts.flag_bytes, 0};
   const std::size_t bytes = opts.window_bytes + opts.flag_bytes;
-  impl->window = memory::Segment::create("tilecomm-comm-window", bytes);
-  if (int err = impl->window.back(0, bytes))
-    raise(ErrorCode::System, "%s: cannot commit %zu bytes of shared memory for this rank's window (%s); lower "
-          "CommOptions::window_bytes (now %zu) or free memory", call, bytes, strerror(err), opts.window_bytes);
+  try {
+    impl->window = memory::Segment::create("tilecomm-comm-window", bytes);
+    mine.error = impl->window.back(0, bytes);
+    mine.key = impl->window.key();
+  } catch (const Error&) {
+    mine.error = errno ? errno : ENOMEM;
+  }
+  std::vector<Record> all(n);
+  coll::exchange(&team, &mine, sizeof mine, all.data(), call);
+  std::string problem;
+  for (int r = 0; r < n && problem.empty(); ++r) {
+    if (all[r].error)
+      problem = strprintf("rank %d could not commit %zu bytes of shared memory for its window (%s); lower "
+                          "CommOptions::window_bytes (now %zu) or free memory", r, bytes,
+                          strerror(static_cast<int>(all[r].error)), opts.window_bytes);
+    else if (all[r].window_bytes != opts.window_bytes || all[r].flag_bytes != opts.flag_bytes)
+      problem = strprintf("rank %d asked for windows of %llu + %llu bytes but rank %d for %zu + %zu; every rank "
+                          "must pass the same CommOptions", r, static_cast<unsigned long long>(all[r].window_bytes),
+                          static_cast<unsigned long long>(all[r].flag_bytes), a.rank, opts.window_bytes,
+                          opts.flag_bytes);
+  }
+  auto fail_everywhere = [&](const std::string& why) {
+    shmem_team_destroy(impl->team);  // collective: every rank found the same problem
+    raise(ErrorCode::InvalidUsage, "%s: %s", call, why.c_str());
+  };
+  if (!problem.empty()) fail_everywhere(problem);
 
-  // Everybody's key, then map the peers of my host.
-  std::vector<memory::SegmentKey> keys(n);
-  const memory::SegmentKey mine = impl->window.key();
-  coll::exchange(&team, &mine, sizeof mine, keys.data(), call);
+  // Map the windows of the ranks of my host; then every rank reports.
   const auto& hosts = g_runtime->hosts();
   const std::string& my_host = hosts[team.world(a.rank)];
   impl->mapped.assign(n, 0);
+  std::int64_t map_error = 0;
+  std::string map_problem;
   for (int r = 0; r < n; ++r) {
     const int pe = team.world(r);
     if (hosts[pe] != my_host) continue;  // another host: not load/store reachable
     a.localRank += r < a.rank;
     ++a.localRankSize;
-    std::uint8_t* base;
-    if (r == a.rank) {
-      base = reinterpret_cast<std::uint8_t*>(impl->window.base());
-    } else {
-      base = static_cast<std::uint8_t*>(memory::Segment::map_peer(keys[r], pe));
-      impl->mapped[r] = keys[r].size;
+    std::uint8_t* base = reinterpret_cast<std::uint8_t*>(impl->window.base());
+    if (r != a.rank) {
+      try {
+        base = static_cast<std::uint8_t*>(memory::Segment::map_peer(all[r].key, pe));
+        impl->mapped[r] = all[r].key.size;
+      } catch (const Error& e) {
+        map_error = r + 1;
+        map_problem = e.what();
+        break;
+      }
     }
     a.peerMems[r] = base;
     a.peerFlags[r] = base + opts.window_bytes;
   }
   // Nobody launches before every rank mapped every window.
-  shmem_team_sync(impl->team);
+  std::vector<std::int64_t> map_errors(n);
+  coll::exchange(&team, &map_error, sizeof map_error, map_errors.data(), call);
+  for (int r = 0; r < n; ++r)
+    if (map_errors[r])
+      fail_everywhere(r == a.rank ? map_problem
+                                  : strprintf("rank %d could not map the window of rank %lld (its message names the "
+                                              "cause)", r, static_cast<long long>(map_errors[r] - 1)));
   return Comm(std::move(impl));
 }
 
@@ -162,12 +209,12 @@ Comm Comm::init_rank(int nranks, const UniqueId& id, int rank, const CommOptions
 void Comm::destroy() {
   impl();  // throws when already destroyed
   const std::unique_ptr<Impl> owned = std::move(impl_);
-  Impl& im = *owned;
+  // After shmem_finalize nobody can synchronise any more: the mappings and
+  // the window go with the process (Impl's destructor unmaps them).
+  if (!g_runtime) return;
   // Every rank stops using the windows before any unmaps them.
-  shmem_team_sync(im.team);
-  for (int r = 0; r < static_cast<int>(im.mapped.size()); ++r)
-    if (im.mapped[r]) memory::Segment::unmap_peer(im.args->peerMems[r], im.mapped[r]);
-  shmem_team_destroy(im.team);
+  shmem_team_sync(owned->team);
+  shmem_team_destroy(owned->team);
 }
 
 int Comm::rank() const { return impl().args->rank; }

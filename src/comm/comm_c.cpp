@@ -8,6 +8,9 @@
 
 #include "tilecomm/comm.hpp"
 
+// A handle is never freed, so that a destroyed handle can never come back
+// to life as the address of a new one: destroy releases the communicator
+// and leaves the few bytes of the handle behind.
 struct tilecomm_comm {
   tilecomm::Comm comm;
 };
@@ -15,7 +18,7 @@ struct tilecomm_comm {
 namespace {
 
 thread_local std::string t_last_error;
-std::mutex g_live_mutex;
+std::mutex g_live_mutex;                // guards g_live, and a handle while a call uses it
 std::set<const tilecomm_comm*> g_live;  // handles created and not yet destroyed
 
 tilecomm_result_t code_of(tilecomm::ErrorCode c) {
@@ -39,6 +42,9 @@ tilecomm_result_t guarded(const char* call, Body&& body) {
   } catch (const tilecomm::Error& e) {
     t_last_error = std::string(call) + ": " + e.what();
     return code_of(e.code());
+  } catch (const std::exception& e) {
+    t_last_error = std::string(call) + ": " + e.what();
+    return TILECOMM_ERROR_SYSTEM;
   }
 }
 
@@ -66,15 +72,12 @@ tilecomm_result_t create(const char* call, tilecomm_comm_t* out, Make&& make) {
   });
 }
 
-bool live(tilecomm_comm_t h) {
-  std::lock_guard<std::mutex> lock(g_live_mutex);
-  return g_live.count(h) != 0;
-}
-
-// Runs body(comm) on a live handle with a non-null output.
+// Runs body(comm) on a live handle with a non-null output; the handle
+// cannot be destroyed meanwhile.
 template <class Out, class Body>
 tilecomm_result_t query(const char* call, tilecomm_comm_t h, Out* out, Body&& body) {
-  if (!live(h)) return usage(call, "the communicator handle is not live (destroyed, or never created)");
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  if (!g_live.count(h)) return usage(call, "the communicator handle is not live (destroyed, or never created)");
   if (!out) return usage(call, "the output pointer is NULL");
   return guarded(call, [&] { *out = body(h->comm); });
 }
@@ -110,9 +113,7 @@ tilecomm_result_t tilecomm_comm_destroy(tilecomm_comm_t h) {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     if (!g_live.erase(h)) return usage(call, "the communicator handle is not live (destroyed, or never created)");
   }
-  const tilecomm_result_t rc = guarded(call, [&] { h->comm.destroy(); });
-  delete h;
-  return rc;
+  return guarded(call, [&] { h->comm.destroy(); });  // the handle stays allocated (see tilecomm_comm)
 }
 
 tilecomm_result_t tilecomm_comm_rank(tilecomm_comm_t h, int* v) {

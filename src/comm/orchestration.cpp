@@ -16,10 +16,11 @@ namespace tilecomm {
 
 namespace {
 
+// The waits of one block in this launch, per flag (NOTE in orchestration.hpp).
 struct BlockState {
   const CommArgs* args;
-  std::vector<std::uint32_t> pair_out, pair_in, one2n_in, fan_in_out;
-  std::uint32_t one2n_out = 0, fan_in_in = 0;
+  std::vector<std::uint32_t> pair_in, one2n_in;
+  std::uint32_t fan_in_in = 0;
 };
 
 thread_local BlockState* t_block = nullptr;
@@ -35,8 +36,7 @@ BlockState& state(const char* call) {
 
 Comm::BlockScope::BlockScope(const CommArgs& args) {
   const std::size_t n = static_cast<std::size_t>(args.rankSize);
-  t_block = new BlockState{&args, std::vector<std::uint32_t>(n), std::vector<std::uint32_t>(n),
-                           std::vector<std::uint32_t>(n), std::vector<std::uint32_t>(n)};
+  t_block = new BlockState{&args, std::vector<std::uint32_t>(n), std::vector<std::uint32_t>(n)};
 }
 
 Comm::BlockScope::~BlockScope() {
@@ -69,11 +69,16 @@ int checked_peer(const BlockState& s, int peer, const char* call) {
 
 std::uint64_t packed(std::uint32_t tag, std::uint32_t value) { return std::uint64_t{tag} << 32 | value; }
 
-// Same magic and at least the value, or a later magic (NOTE in orchestration.hpp).
-bool satisfied(std::uint64_t flag, std::uint32_t tag, std::uint32_t value) {
-  const auto magic = static_cast<std::uint32_t>(flag >> 32);
-  if (magic == tag) return static_cast<std::uint32_t>(flag) >= value;
-  return magic != 0 && static_cast<std::int32_t>(magic - tag) > 0;
+std::uint32_t magic_of(std::uint64_t flag) { return static_cast<std::uint32_t>(flag >> 32); }
+// A magic of a later launch than `tag` (serial-number order, 0 = never written).
+bool later(std::uint32_t magic, std::uint32_t tag) { return magic != 0 && static_cast<std::int32_t>(magic - tag) > 0; }
+
+// One more record of this launch: value + 1 under the same magic, else 1.
+void bump(std::atomic_ref<std::uint64_t> f, std::uint32_t tag) {
+  std::uint64_t cur = f.load(std::memory_order_relaxed);
+  while (!f.compare_exchange_weak(cur, magic_of(cur) == tag ? cur + 1 : packed(tag, 1), std::memory_order_release,
+                                  std::memory_order_relaxed)) {
+  }
 }
 
 void wait_flag(const CommArgs& a, int owner, int line, std::uint32_t tag, std::uint32_t value, const char* call,
@@ -82,10 +87,17 @@ void wait_flag(const CommArgs& a, int owner, int line, std::uint32_t tag, std::u
   std::uint64_t polls = 0;
   const WaitStatus st = wait_for([&] {
     if (++polls % 64 == 0) kernel::check_launch();  // throws when a sibling block failed
-    return satisfied(x.load(std::memory_order_acquire), tag, value);
+    const std::uint64_t f = x.load(std::memory_order_acquire);
+    return (magic_of(f) == tag && static_cast<std::uint32_t>(f) >= value) || later(magic_of(f), tag);
   });
-  if (st == WaitStatus::Done) return;
   const std::uint64_t seen = x.load();
+  if (st == WaitStatus::Done && later(magic_of(seen), tag))
+    raise(ErrorCode::InvalidUsage, "%s (rank %d, block %" PRId64 "): the %s flag of rank %d already carries magic %u, "
+          "a later launch than this one (%u) in the same window partition: that rank ran two launches ahead and "
+          "may have overwritten what this launch reads. A kernel that reads peers' windows must have every reader "
+          "record back (a post-sync) before the writer's launch returns", call, a.rank, pto::GetBlockIdx(),
+          kFlagNames[static_cast<int>(f)], peer, magic_of(seen), tag);
+  if (st == WaitStatus::Done) return;
   const std::string what = strprintf(
       "%s (rank %d, block %" PRId64 "): waiting for the %s flag of rank %d to reach magic %u value %u; it holds "
       "magic %u value %u",
@@ -110,14 +122,14 @@ void record(Flag f, int peer, std::uint32_t tag, const char* call) {
   switch (f) {
     case Flag::Pair:
       checked_peer(s, peer, call);
-      flag_at(a, peer, comm::kPairLine + a.rank).store(packed(tag, ++s.pair_out[peer]), std::memory_order_release);
+      bump(flag_at(a, peer, comm::kPairLine + a.rank), tag);
       break;
     case Flag::One2N:
-      flag_at(a, a.rank, comm::kOne2NLine).store(packed(tag, ++s.one2n_out), std::memory_order_release);
+      bump(flag_at(a, a.rank, comm::kOne2NLine), tag);
       break;
     case Flag::FanIn:
       checked_peer(s, peer, call);
-      flag_at(a, peer, comm::kFanInLine + a.rank).store(packed(tag, ++s.fan_in_out[peer]), std::memory_order_release);
+      bump(flag_at(a, peer, comm::kFanInLine + a.rank), tag);
       break;
     case Flag::Inner:
       break;

@@ -101,8 +101,13 @@ TEST(Comm, MagicsAreTheSameSequenceOnEveryRankAndPartitionsAlternate) {
   CommArgs a = comm.args();
   a.magic = 6;
   const auto* even = a.data(0);
+  const std::uint64_t* even_flags = a.flags(0);
   a.magic = 7;
   EXPECT_EQ(a.data(0), even + 2048);  // the other half of the 4 KiB window
+  EXPECT_EQ(reinterpret_cast<const std::uint8_t*>(a.flags(0)),
+            reinterpret_cast<const std::uint8_t*>(even_flags) + (32 << 10));  // and of the 64 KiB flag region
+  EXPECT_EQ(reinterpret_cast<const std::uint8_t*>(even_flags), a.peerFlags[0]);
+  EXPECT_EQ(a.peerFlags[0], a.peerMems[0] + 4096);
   comm.destroy();
 }
 
@@ -241,6 +246,79 @@ TEST(Orchestration, FanInWaitsForEveryRank) {
   comm.destroy();
 }
 
+namespace {
+// Two blocks of every rank record a fan-in to rank 0; rank 0's block 0
+// waits twice (the n-th wait needs n records from each rank).
+void TwoBlockFanIn(const CommArgs& a, int* passed) {
+  using namespace tilecomm::orch;
+  if (a.rank != 0) RecordNv1(0, a.magic);
+  if (a.rank == 0 && pto::GetBlockIdx() == 0) {
+    Wait1vN(a.magic);
+    Wait1vN(a.magic);
+    *passed = 1;
+  }
+}
+
+// Rank 0 only announces (no post-sync): a broken protocol.
+void AnnounceOnly(const CommArgs& a) {
+  if (a.rank == 0) tilecomm::orch::Record1vN(a.magic);
+}
+void WaitForTheAnnouncement(const CommArgs& a) {
+  if (a.rank == 1) tilecomm::orch::WaitNv1(0, a.magic);
+}
+}  // namespace
+
+TEST(Orchestration, RecordsOfSeveralBlocksAddUp) {
+  Comm comm = Comm::world(small());
+  for (int launch = 0; launch < 3; ++launch) {
+    int passed = 0;
+    comm.launch(2, TwoBlockFanIn, &passed);
+    if (me() == 0) {
+      EXPECT_EQ(passed, 1) << "launch " << launch;
+    }
+    shmem_team_sync(comm.team());  // FanIn has no post-sync: keep ranks within one launch
+  }
+  comm.destroy();
+}
+
+TEST(Orchestration, AWriterTwoLaunchesAheadIsAnErrorNotAStaleRead) {
+  Comm comm = Comm::world(small());
+  std::string error = "(no error)";
+  if (me() == 0) {
+    comm.launch(1, AnnounceOnly);  // magics 1, 2, 3: partition 1 now holds magic 3
+    comm.launch(1, AnnounceOnly);
+    comm.launch(1, AnnounceOnly);
+  }
+  shmem_team_sync(comm.team());
+  if (me() != 0) {
+    try {
+      comm.launch(1, WaitForTheAnnouncement);  // magic 1, partition 1
+    } catch (const tilecomm::Error& e) {
+      error = e.what();
+    }
+    comm.launch(1, AnnounceOnly);  // keep every rank's magic in step
+    comm.launch(1, AnnounceOnly);
+  }
+  if (me() == 1) {
+    EXPECT_THAT(error, ::testing::HasSubstr("already carries magic 3, a later launch than this one (1)"));
+  }
+  shmem_team_sync(comm.team());
+  comm.destroy();
+}
+
+TEST(CommErrors, DifferentWindowSizesFailOnEveryRank) {
+  CommOptions mine = small(me() == npes() - 1 ? 8192 : 4096);
+  const std::string e = error_of([&] { Comm::world(mine); });
+  if (npes() > 1) {
+    EXPECT_THAT(e, ::testing::HasSubstr("every rank must pass the same CommOptions"));
+  } else {
+    EXPECT_EQ(e, "(no error)");
+  }
+  Comm after = Comm::world(small());  // the failed creation left the team slots free
+  EXPECT_EQ(after.size(), npes());
+  after.destroy();
+}
+
 TEST(Orchestration, InnerFlagsSyncBlocksOfOneRankAndOfAnother) {
   Comm comm = Comm::world(small());
   std::vector<std::int64_t> out(5, -1);
@@ -341,6 +419,11 @@ TEST(CommC, HandlesQueriesAndErrorCodes) {
   EXPECT_EQ(tilecomm_comm_rank(c, &v), TILECOMM_ERROR_INVALID_USAGE);
   EXPECT_THAT(tilecomm_comm_last_error(), ::testing::HasSubstr("not live"));
   EXPECT_EQ(tilecomm_comm_destroy(c), TILECOMM_ERROR_INVALID_USAGE);
+  tilecomm_comm_t d = nullptr;  // a new handle never revives the destroyed one
+  ASSERT_EQ(tilecomm_comm_init_all(&o, &d), TILECOMM_SUCCESS) << tilecomm_comm_last_error();
+  EXPECT_NE(d, c);
+  EXPECT_EQ(tilecomm_comm_rank(c, &v), TILECOMM_ERROR_INVALID_USAGE);
+  EXPECT_EQ(tilecomm_comm_destroy(d), TILECOMM_SUCCESS);
   o.window_bytes = 100;
   EXPECT_EQ(tilecomm_comm_init_all(&o, &c), TILECOMM_ERROR_INVALID_USAGE);
   EXPECT_EQ(c, nullptr);
