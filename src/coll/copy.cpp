@@ -1,10 +1,6 @@
 // Copies of the collective algorithms (NOTE [streaming copies]).
 #include "coll/algorithm.hpp"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 namespace tilecomm::coll {
 
 // NOTE [streaming copies] A call that moves more bytes than the caches
@@ -19,30 +15,8 @@ namespace tilecomm::coll {
 // destination in the cache, so calls that write less than kStreamBytes per
 // member use memcpy.
 void copy(void* dst, const void* src, std::size_t n, bool stream) {
-#if defined(__x86_64__)
-  if (stream && n >= 4096) {
-    auto* d = static_cast<char*>(dst);
-    auto* s = static_cast<const char*>(src);
-    const std::size_t head = (-reinterpret_cast<std::uintptr_t>(d)) & 15;
-    std::memcpy(d, s, head);
-    std::size_t i = head;
-    for (; i + 64 <= n; i += 64) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
-      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
-      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), a);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
-    }
-    std::memcpy(d + i, s + i, n - i);
-    _mm_sfence();  // streaming stores are weakly ordered: visible before the next flag store
-    return;
-  }
-#endif
-  (void)stream;
-  if (dst != src) copy_bytes(dst, src, n);  // NOTE [copy aliasing] (core/copy.hpp)
+  if (stream && n >= 4096) copy_streaming(dst, src, n);
+  else if (dst != src) copy_bytes(dst, src, n);  // NOTE [copy aliasing] (core/copy.hpp)
 }
 
 }  // namespace tilecomm::coll

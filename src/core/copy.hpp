@@ -10,6 +10,7 @@
 // so copy_bytes() takes its own vector loop for those offsets.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,5 +28,10 @@ inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
   if (n >= 2048 && delta - 1 < 63) detail::copy_vector(dst, src, n);
   else std::memcpy(dst, src, n);
 }
+
+/// A copy with non-temporal stores, for destinations larger than the caches
+/// (NOTE [streaming copies] in coll/copy.cpp); complete and ordered
+/// (sfence) on return.
+void copy_streaming(void* dst, const void* src, std::size_t n) noexcept;
 
 }  // namespace tilecomm

@@ -49,6 +49,14 @@ class JobTest : public ::testing::Test {
     return o;
   }
 
+  /// A job that PE 1's SIGKILL ended (tcrun exits 128 + 9): how messages
+  /// name the dead PE, "PE 1 (pid <pid>", or "" after reporting a failure.
+  static std::string killed_pe1(const Result& r) {
+    const int pid1 = helper_pid(r, 1);
+    EXPECT_GT(pid1, 0) << r;
+    EXPECT_EQ(r.exit_code(), 128 + 9) << r;
+    return pid1 > 0 ? "PE 1 (pid " + std::to_string(pid1) : "";
+  }
   /// Lines of tilecomm's log written by PE `pe` ("tilecomm[host:pid:PE k] ...")
   /// that hold every one of `needles`.
   static std::vector<std::string> pe_lines(const Result& r, int pe, std::vector<std::string> needles) {

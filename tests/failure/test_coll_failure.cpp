@@ -31,10 +31,8 @@ TEST_P(CollFailure, PeKilledInside) {
   const auto [kind, routine] = GetParam();
   Result r = job(4, {"kill-in", kind}, survivors_leave_by_themselves());
   ASSERT_ENDED(r);
-  const int pid1 = helper_pid(r, 1);
-  ASSERT_GT(pid1, 0) << r;
-  EXPECT_EQ(r.exit_code(), 128 + 9) << r;
-  const std::string who = "PE 1 (pid " + std::to_string(pid1);
+  const std::string who = killed_pe1(r);
+  ASSERT_FALSE(who.empty());
   for (int pe : {0, 2, 3})
     EXPECT_THAT(pe_lines(r, pe, {routine, "because the job failed", who}), SizeIs(1))
         << "PE " << pe << " must leave " << routine << " naming " << who << r;
