@@ -10,7 +10,7 @@
 
 // A handle is never freed, so that a destroyed handle can never come back
 // to life as the address of a new one: destroy releases the communicator
-// and leaves the few bytes of the handle behind.
+// and keeps the few bytes of the handle in g_dead.
 struct tilecomm_comm {
   tilecomm::Comm comm;
 };
@@ -20,6 +20,9 @@ namespace {
 thread_local std::string t_last_error;
 std::mutex g_live_mutex;                // guards g_live, and a handle while a call uses it
 std::set<const tilecomm_comm*> g_live;  // handles created and not yet destroyed
+// Destroyed handles, kept (never destroyed, so still reachable at exit) so
+// that no new handle reuses their address.
+std::set<const tilecomm_comm*>& g_dead = *new std::set<const tilecomm_comm*>;
 
 tilecomm_result_t code_of(tilecomm::ErrorCode c) {
   switch (c) {
@@ -112,8 +115,9 @@ tilecomm_result_t tilecomm_comm_destroy(tilecomm_comm_t h) {
   {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     if (!g_live.erase(h)) return usage(call, "the communicator handle is not live (destroyed, or never created)");
+    g_dead.insert(h);
   }
-  return guarded(call, [&] { h->comm.destroy(); });  // the handle stays allocated (see tilecomm_comm)
+  return guarded(call, [&] { h->comm.destroy(); });  // the handle stays in g_dead
 }
 
 tilecomm_result_t tilecomm_comm_rank(tilecomm_comm_t h, int* v) {
