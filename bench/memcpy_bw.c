@@ -14,23 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../tools/perf/bench_clock.h"
+#include "../tools/perf/bench_common.h"
 
 #define ROUNDS 7
 
 
 int main(int argc, char **argv) {
   size_t bytes = (size_t)64 << 20;
-  if (argc > 1) {
-    char *end = NULL;
-    unsigned long long v = strtoull(argv[1], &end, 10);
-    if (*end == 'k' || *end == 'K') v <<= 10, ++end;
-    else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
-    if (end == argv[1] || *end || v == 0) {
-      fprintf(stderr, "usage: memcpy_bw [BYTES]\n");
-      return 2;
-    }
-    bytes = (size_t)v;
+  if (argc > 1 && (bytes = parse_size(argv[1])) == 0) {
+    fprintf(stderr, "usage: memcpy_bw [BYTES]\n");
+    return 2;
   }
   void *a = NULL, *b = NULL;
   if (posix_memalign(&a, 4096, bytes) || posix_memalign(&b, 4096, bytes)) {

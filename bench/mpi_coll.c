@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../tools/perf/bench_clock.h"
+#include "../tools/perf/bench_common.h"
 
 #define MIN_SIZE 8
 #define MAX_REPS 51
@@ -73,27 +73,6 @@ static void usage(FILE *to) {
               "  --reps N        timed repetitions per result, median reported (default 5, quick 3)\n"
               "  --rep-ms MS     target length of one repetition (default 20, quick 3)\n"
               "  --max-size B    largest size, K or M suffix (default 64M; --coll-max-size is the same)\n");
-}
-
-static size_t parse_size(const char *s) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return 0;
-  if (*end == 'k' || *end == 'K') v <<= 10, ++end;
-  else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
-  return *end ? 0 : (size_t)v;
-}
-
-static int list_has(const char *list, const char *word) {
-  size_t w = strlen(word);
-  for (const char *p = list; p && *p;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == w && !strncmp(p, word, w)) return 1;
-    p = e ? e + 1 : NULL;
-  }
-  return 0;
 }
 
 static int selected(const struct metric *m) {

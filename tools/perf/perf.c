@@ -59,7 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "bench_clock.h"
+#include "bench_common.h"
 
 #define MAX_SIZE_DEFAULT ((size_t)16 << 20) /* 16 MiB */
 #define COLL_MAX_SIZE_DEFAULT ((size_t)64 << 20) /* 64 MiB per PE */
@@ -111,16 +111,6 @@ static void usage(FILE *to) {
           "Run with at least 2 PEs (the barrier and the collectives also run on 1).\n");
 }
 
-static size_t parse_size(const char *s) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return 0;
-  if (*end == 'k' || *end == 'K') v <<= 10, ++end;
-  else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
-  return *end ? 0 : (size_t)v;
-}
-
 /* Returns 0 to run, 1 after --help, or 2 after a usage error (PE 0 prints). */
 static int parse_args(int argc, char **argv) {
   opt.max_size = MAX_SIZE_DEFAULT;
@@ -169,7 +159,7 @@ static int parse_args(int argc, char **argv) {
   return 0;
 }
 
-/* ---- statistics (the clock: bench_clock.h) ------------------------------------ */
+/* ---- statistics (the clock: bench_common.h) ------------------------------------ */
 
 static double median(double *v, int n) { /* sorts v */
   qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -305,17 +295,6 @@ static const struct metric metrics[] = {
     {"alltoall64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_alltoall64, 1000000, COLL_ALLTOALL, 1},
 };
 #define NMETRICS ((int)(sizeof metrics / sizeof metrics[0]))
-
-static int list_has(const char *list, const char *word) {
-  size_t w = strlen(word);
-  for (const char *p = list; p && *p;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == w && !strncmp(p, word, w)) return 1;
-    p = e ? e + 1 : NULL;
-  }
-  return 0;
-}
 
 static int selected(const struct metric *m) {
   if (!opt.only) return m->kind != COLLECTIVE; /* collectives only when named: the default run stays short */
