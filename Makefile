@@ -3,7 +3,8 @@
 #   make test   install what is missing, build, run every test (also under ASan+UBSan, TSan for threads,
 #               and each libFuzzer target for a short while)
 #   make bench  compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare), then its
-#               collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll)
+#               collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll), then its fused
+#               operators with the same work unfused, in tilecomm and in OpenMPI (bench/compare-fused)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -73,6 +74,7 @@ bench: build
 	@bash scripts/install-deps.sh --bench
 	bash bench/compare --build $(BUILD)
 	bash bench/compare-coll --build $(BUILD)
+	bash bench/compare-fused --build $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

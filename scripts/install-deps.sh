@@ -6,7 +6,8 @@
 set -euo pipefail
 
 # clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
-packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev)
+# libopenblas-dev: the BLAS of the fused matmul operators.
+packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox)
 fi

@@ -14,18 +14,42 @@
 // the collective-algorithm library (the algorithms of the OpenSHMEM
 // collectives), in as many rounds as the window requires.
 //
-//   AllGather   output[r * count + i] = input of rank r [i]
-//   AllReduce   output[i] = op over the ranks of input[i]
-//   Broadcast   output[i] = input of rank `root` [i]
-//   AllToAll    output[r * count + i] = input of rank r [me * count + i]
+//   AllGather      output[r * count + i] = input of rank r [i]
+//   ReduceScatter  output[i] = op over the ranks r of input_r[me * count + i]
+//   AllReduce      output[i] = op over the ranks r of input_r[i]
+//   Reduce         the same, written on rank `root` only
+//   Broadcast      output[i] = input of rank `root` [i]
+//   AllToAll       output[r * count + i] = input of rank r [me * count + i]
+//   AllToAllV      as AllToAll with counts[s * size() + d] elements from s to d
 //
 // Types: int8, int16, int32, int64, fp16, bf16 (reductions accumulate in
 // fp32 and round once, to nearest even), fp32, fp64. Integer sums and
-// products wrap. Errors throw tilecomm::Error.
+// products wrap; reductions combine the ranks in rank order, so every rank
+// gets the same bits. Errors throw tilecomm::Error.
+//
+// Fused operators (seed 002's MC2 operators), row-major matrices, the
+// products through the BLAS tilecomm links (OpenBLAS; fp16 and bf16 are
+// converted to fp32 and back, rounding once):
+//
+//   AllGatherAdd         c = AllGather(a) + b           a: count, b and c: size() * count
+//   AllGatherMatmul      y = AllGather(x1) @ x2 + bias  x1: m x k, x2: k x n, y: size()*m x n;
+//                        gather_out (optional): AllGather(x1), size()*m x k
+//   MatmulReduceScatter  y = rows me*m/size().. of the sum over ranks of x1 @ x2, + bias
+//                        x1: m x k, x2: k x n, y: m/size() x n (m a multiple of size())
+//   MatmulAllReduce      y = the sum over ranks of x1 @ x2, + bias    y: m x n
+//
+// bias (n elements, optional) is added once: to each product row of
+// AllGatherMatmul, and with rank 0's term of the sum of the others.
+// None of them materialises the gathered or unreduced matrix where it need
+// not: AllGatherMatmul and AllGatherAdd read the peers' shards in place in
+// their windows; the Matmul* operators compute straight into the window, in
+// row tiles the peers reduce as they complete (MatmulOptions::tiles).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "tilecomm/comm.hpp"
 
@@ -39,26 +63,68 @@ const char* name_of(DataType t);
 /// fp16 and bf16 <-> fp32, rounding to nearest even (NaN stays NaN).
 float fp16_to_float(std::uint16_t h);
 std::uint16_t float_to_fp16(float f);
-float bf16_to_float(std::uint16_t b);
-std::uint16_t float_to_bf16(float f);
+inline float bf16_to_float(std::uint16_t b) {
+  const std::uint32_t x = std::uint32_t{b} << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+inline std::uint16_t float_to_bf16(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>(x >> 16 | 0x40u);  // quiet NaN
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+}
+
+/// Row-major matrix shapes of a fused matmul operator (see above).
+struct MatmulShape {
+  std::uint64_t m = 0, k = 0, n = 0;
+};
+
+/// Tuning of the fused matmul operators. tiles: the row tiles each block of
+/// a round is cut into, the unit a rank announces to the others (0: the
+/// cost model of docs/ARCHITECTURE.md, "The communicator face").
+struct MatmulOptions {
+  int tiles = 0;
+};
 
 /// A planned call: filled by a GetWorkspaceSize function, run by the
-/// matching operator (as often as wanted, while the communicator lives).
+/// matching operator (as often as wanted, while the communicator lives and
+/// the buffers it names stay valid).
 struct Executor {
-  enum class Kind : std::uint8_t { None, AllGather, AllReduce, Broadcast, AllToAll } kind = Kind::None;
+  enum class Kind : std::uint8_t {
+    None, AllGather, ReduceScatter, AllReduce, Reduce, Broadcast, AllToAll, AllToAllV,
+    AllGatherAdd, AllGatherMatmul, MatmulReduceScatter, MatmulAllReduce,
+  } kind = Kind::None;
   Comm* comm = nullptr;
-  const void* input = nullptr;
-  void* output = nullptr;
+  const void* input = nullptr;   // a, x1
+  void* output = nullptr;        // c, y
   std::uint64_t count = 0;
   DataType dtype = DataType::Int8;
   ReduceOp op = ReduceOp::Sum;
   int root = 0;
+  std::vector<std::uint64_t> counts;  // AllToAllV: the send-count matrix
+  const void* input2 = nullptr;  // b, x2
+  const void* bias = nullptr;
+  void* gather_out = nullptr;
+  MatmulShape shape;
+  int tiles = 0;                 // fused matmuls: the tiles chosen
   std::uint64_t workspace = 0;
 };
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, Executor* executor);
 void AllGather(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+/// input: size() * count elements; output: count.
+std::uint64_t ReduceScatterGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
+                                            DataType dtype, ReduceOp op, Executor* executor);
+void ReduceScatter(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+/// output matters on the root only (may be null elsewhere).
+std::uint64_t ReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
+                                     DataType dtype, ReduceOp op, int root, Executor* executor);
+void Reduce(void* workspace, std::uint64_t workspace_size, Executor* executor);
 
 std::uint64_t AllReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, ReduceOp op, Executor* executor);
@@ -74,5 +140,38 @@ void Broadcast(void* workspace, std::uint64_t workspace_size, Executor* executor
 std::uint64_t AllToAllGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                        DataType dtype, Executor* executor);
 void AllToAll(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+/// counts: size() * size() elements, the same on every rank; counts[s *
+/// size() + d] elements go from rank s to rank d. input: this rank's blocks
+/// by destination, packed; output: the received blocks by source, packed.
+std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* output, const std::uint64_t* counts,
+                                        DataType dtype, Executor* executor);
+void AllToAllV(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+// ---- fused operators (see the top of this file) ----
+
+std::uint64_t AllGatherAddGetWorkspaceSize(Comm& comm, const void* a, const void* b, void* c, std::uint64_t count,
+                                           DataType dtype, Executor* executor);
+void AllGatherAdd(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+/// Matmul operators take fp16, bf16, fp32 and fp64; bias and gather_out may be null.
+std::uint64_t AllGatherMatmulGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
+                                              void* gather_out, MatmulShape shape, DataType dtype,
+                                              Executor* executor, const MatmulOptions& options = {});
+void AllGatherMatmul(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+std::uint64_t MatmulReduceScatterGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias,
+                                                  void* y, MatmulShape shape, DataType dtype, Executor* executor,
+                                                  const MatmulOptions& options = {});
+void MatmulReduceScatter(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+std::uint64_t MatmulAllReduceGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
+                                              MatmulShape shape, DataType dtype, Executor* executor,
+                                              const MatmulOptions& options = {});
+void MatmulAllReduce(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+/// C = A @ B (+ bias) through the same BLAS, row-major, on this rank only:
+/// the unfused reference the benchmarks and tests compare with.
+void Matmul(const void* a, const void* b, const void* bias, void* c, MatmulShape shape, DataType dtype);
 
 }  // namespace tilecomm::ops

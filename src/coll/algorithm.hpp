@@ -211,6 +211,8 @@ void mixed_collect(Group& g);       // collect: small blocks go through the scra
 void pull_alltoall(Group& g);       // alltoall and alltoalls
 void oneshot_reduce(Group& g);      // oneshot.cpp
 void rsag_reduce(Group& g);         // rsag.cpp
+void pull_reduce_scatter(Group& g); // reduce_scatter.cpp
+void pull_alltoallv(Group& g);      // pull.cpp
 void tree_broadcast(Group& g);      // tree.cpp
 
 /// Bytes one member puts in its scratch slot for this call, or SIZE_MAX when

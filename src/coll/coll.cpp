@@ -57,6 +57,8 @@ constexpr Algorithm kTable[] = {
     {"scratch", Kind::Reduce, 256, 2, 8, true, true, false, scratch_reduce},
     {"oneshot", Kind::Reduce, 64 << 10, 2, 8, false, false, false, oneshot_reduce},
     {"rsag", Kind::Reduce, kAny, 2, 0, false, true, true, rsag_reduce},
+    {"pull", Kind::ReduceScatter, kAny, 2, 0, false, false, false, pull_reduce_scatter},
+    {"pull", Kind::Alltoallv, kAny, 2, 0, false, false, false, pull_alltoallv},
 };
 
 const std::string& forced_name(const Config& cfg, Kind k) {
@@ -67,6 +69,8 @@ const std::string& forced_name(const Config& cfg, Kind k) {
     case Kind::Alltoall: return cfg.coll_alltoall;
     case Kind::Alltoalls: return cfg.coll_alltoalls;
     case Kind::Reduce: return cfg.coll_reduce;
+    case Kind::ReduceScatter: return cfg.coll_reduce_scatter;
+    case Kind::Alltoallv: return cfg.coll_alltoallv;
   }
   return cfg.coll_broadcast;
 }
@@ -210,6 +214,24 @@ void check_args(const Args& a, int n, int me, const char* group) {
       check_range(a.dest, bytes, "dest", a, me);
       check_same_or_disjoint(a, bytes);
       break;
+    case Kind::ReduceScatter:
+      check_range(a.source, times(bytes, n, a), "source", a, me);
+      check_range(a.dest, bytes, "dest", a, me);
+      check_disjoint(a, bytes * n, bytes);
+      break;
+    case Kind::Alltoallv: {
+      if (!a.counts) usage_error(a.call, "an alltoallv needs its send-count matrix (Args::counts is null)");
+      std::size_t sent = 0, received = 0;
+      for (int k = 0; k < n; ++k) {
+        if (__builtin_add_overflow(sent, a.counts[me * n + k], &sent) ||
+            __builtin_add_overflow(received, a.counts[k * n + me], &received))
+          usage_error(a.call, "the send-count matrix overflows 64 bits in row or column %d", me);
+      }
+      check_range(a.source, times(sent, a.elem, a), "source", a, me);
+      check_range(a.dest, times(received, a.elem, a), "dest", a, me);
+      check_disjoint(a, sent * a.elem, received * a.elem);
+      break;
+    }
   }
 }
 
@@ -218,7 +240,8 @@ void run_alone(const Args& a) {
   const std::size_t bytes = a.count * a.elem;
   if (a.kind == Kind::Alltoalls) return copy_block(a, static_cast<char*>(a.dest), static_cast<const char*>(a.source), 0);
   if (a.kind == Kind::Broadcast && !a.root_dest) return;
-  if (a.dest != a.source) std::memmove(a.dest, a.source, bytes);
+  const std::size_t moved = a.kind == Kind::Alltoallv ? a.counts[0] * a.elem : bytes;
+  if (a.dest != a.source) std::memmove(a.dest, a.source, moved);
 }
 
 // ---- checked mode -----------------------------------------------------------------
@@ -234,12 +257,23 @@ void run_alone(const Args& a) {
 enum Field { kTag, kKindField, kRoot, kCountField, kElem, kTypeOp, kDst, kSrc, kInPlace, kName };
 constexpr std::size_t kNameBytes = (kRecordWords - kName) * sizeof(std::uint64_t);
 
-void fill_record(const Args& a, std::uint64_t* r) {
+bool reduces(Kind k) { return k == Kind::Reduce || k == Kind::ReduceScatter; }
+
+// FNV-1a over an alltoallv's send-count matrix: members compare the hash.
+std::uint64_t matrix_hash(const Args& a, int members) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const auto* p = reinterpret_cast<const unsigned char*>(a.counts);
+  for (std::size_t i = 0; i < std::size_t{sizeof(std::uint64_t)} * members * members; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+void fill_record(const Args& a, int members, std::uint64_t* r) {
   r[kKindField] = static_cast<std::uint64_t>(a.kind);
   r[kRoot] = a.kind == Kind::Broadcast ? static_cast<std::uint64_t>(a.root) : 0;
   r[kCountField] = a.kind == Kind::Collect ? 0 : a.count;
+  if (a.kind == Kind::Alltoallv) r[kCountField] = matrix_hash(a, members);
   r[kElem] = a.elem;
-  r[kTypeOp] = a.kind == Kind::Reduce ? (static_cast<std::uint64_t>(a.dtype) << 8 | static_cast<std::uint64_t>(a.op)) : 0;
+  r[kTypeOp] = reduces(a.kind) ? (static_cast<std::uint64_t>(a.dtype) << 8 | static_cast<std::uint64_t>(a.op)) : 0;
   r[kDst] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.dst_stride) : 0;
   r[kSrc] = a.kind == Kind::Alltoalls ? static_cast<std::uint64_t>(a.src_stride) : 0;
   r[kInPlace] = a.dest == a.source;
@@ -254,10 +288,11 @@ std::string describe(const std::uint64_t* r) {
   name[kNameBytes - 1] = 0;
   const auto kind = static_cast<Kind>(r[kKindField]);
   std::string s = strprintf("%s (%s", name, kind_name(kind));
-  if (kind != Kind::Collect) s += strprintf(", %llu elements", static_cast<unsigned long long>(r[kCountField]));
+  if (kind == Kind::Alltoallv) s += strprintf(", send counts hashing to %016llx", static_cast<unsigned long long>(r[kCountField]));
+  else if (kind != Kind::Collect) s += strprintf(", %llu elements", static_cast<unsigned long long>(r[kCountField]));
   s += strprintf(" of %llu bytes", static_cast<unsigned long long>(r[kElem]));
   if (kind == Kind::Broadcast) s += strprintf(", root %llu", static_cast<unsigned long long>(r[kRoot]));
-  if (kind == Kind::Reduce)
+  if (reduces(kind))
     s += strprintf(", %s %s", dtype_name(static_cast<DType>(r[kTypeOp] >> 8)), op_name(static_cast<Op>(r[kTypeOp] & 0xff)));
   if (kind == Kind::Alltoalls)
     s += strprintf(", strides dst %lld sst %lld", static_cast<long long>(r[kDst]), static_cast<long long>(r[kSrc]));
@@ -268,7 +303,7 @@ std::string describe(const std::uint64_t* r) {
 void check_call(Group& g) {
   const int n = g.size();
   std::uint64_t mine[kRecordWords];
-  fill_record(g.args, mine);
+  fill_record(g.args, n, mine);
   std::uint64_t* record = g.record();  // the leader's, on the leader
   auto& tag = *reinterpret_cast<std::atomic<std::uint64_t>*>(record + kTag);
   if (g.me() == 0) {
@@ -296,7 +331,7 @@ void execute(Group& g) {
   const Args& a = g.args;
   try {
     if (g_runtime->config().check) check_call(g);
-    if (a.count == 0 && a.kind != Kind::Collect) g.arrive();  // nothing to move, but the call is made
+    if (a.count == 0 && a.kind != Kind::Collect && a.kind != Kind::Alltoallv) g.arrive();  // nothing to move, but the call is made
     else select(g).run(g);
   } catch (const Error& e) {
     fatal_error(a.call, e);
@@ -311,7 +346,7 @@ std::size_t scratch_need(const Args& a, int members) {
   switch (a.kind) {
     case Kind::Alltoall: return bytes * members;
     case Kind::Collect: return 64;  // the header; the bytes go through scratch where they fit
-    case Kind::Alltoalls: return kAny;
+    case Kind::Alltoalls: case Kind::Alltoallv: return kAny;
     default: return bytes;
   }
 }
@@ -373,7 +408,7 @@ std::string selection_table() {
                             static_cast<int>(cfg.coll_load_store));
   for (int i = 0; i < kKinds; ++i) {
     const Kind k = static_cast<Kind>(i);
-    s += strprintf("  %-10s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
+    s += strprintf("  %-14s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
                    forced_name(cfg, k).c_str());
     bool reachable = true;  // auto can still pick this row: no earlier row serves every call
     for (const Algorithm& al : kTable) {

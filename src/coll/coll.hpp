@@ -19,10 +19,11 @@ struct tilecomm_team;
 namespace tilecomm::coll {
 
 /// What a call computes. Reduce is the all-reduce of OpenSHMEM (every PE
-/// gets the result).
-enum class Kind : std::uint8_t { Broadcast, Collect, Fcollect, Alltoall, Alltoalls, Reduce };
-constexpr int kKinds = 6;
-const char* kind_name(Kind k);  // "broadcast", "collect", ... (TILECOMM_COLL_<NAME> in capitals)
+/// gets the result). ReduceScatter and Alltoallv serve the communicator's
+/// operators (<tilecomm/ops.hpp>); OpenSHMEM has no such routines.
+enum class Kind : std::uint8_t { Broadcast, Collect, Fcollect, Alltoall, Alltoalls, Reduce, ReduceScatter, Alltoallv };
+constexpr int kKinds = 8;
+const char* kind_name(Kind k);  // "broadcast", ... "reduce_scatter" (TILECOMM_COLL_<NAME> in capitals)
 
 enum class Op : std::uint8_t { And, Or, Xor, Max, Min, Sum, Prod };
 const char* op_name(Op op);  // "and", ... "prod"
@@ -67,13 +68,17 @@ struct Args {
   void* dest = nullptr;            // symmetric
   const void* source = nullptr;    // symmetric
   std::size_t count = 0;           // elements: per PE (broadcast, fcollect, collect: this PE's),
-                                   // per peer (alltoall, alltoalls), per reduction (reduce)
+                                   // per peer (alltoall, alltoalls), per reduction (reduce),
+                                   // per member's slice (reduce_scatter: source holds members x count)
+                                   // (alltoallv: unused; counts says)
   std::size_t elem = 1;            // bytes per element
   int root = 0;                    // broadcast: root's number in the team or active set
   std::ptrdiff_t dst_stride = 1;   // alltoalls: element strides
   std::ptrdiff_t src_stride = 1;
-  Op op = Op::Sum;                 // reduce
-  DType dtype = DType::Int8;       // reduce (elem == dtype_size(dtype))
+  Op op = Op::Sum;                 // reduce, reduce_scatter
+  DType dtype = DType::Int8;       // reduce, reduce_scatter (elem == dtype_size(dtype))
+  const std::uint64_t* counts = nullptr;  // alltoallv: members x members elements, [s * members + d] from s
+                                          // to d, the same on every member; blocks packed in member order
   bool root_dest = true;           // broadcast: the root's dest is written too (false: active sets)
   const char* call = "";           // the API routine, for messages ("shmem_long_sum_reduce")
   const Region* region = nullptr;  // source and dest may lie in it (teams only; load/store)

@@ -129,4 +129,34 @@ void pull_alltoall(Group& g) {
   g.wait_readers(g.size() - 1);
 }
 
+// Alltoallv: my block from member k starts, in k's source, after k's blocks
+// for the members before me; in my dest, after the blocks of the members
+// before k.
+void pull_alltoallv(Group& g) {
+  const Args& a = g.args;
+  const int n = g.size(), me = g.me();
+  const std::uint64_t* counts = a.counts;
+  auto before = [&](int row, int col, std::size_t stride_row, std::size_t stride_col) {
+    std::size_t off = 0;
+    for (int j = 0; j < col; ++j) off += counts[row * stride_row + j * stride_col];
+    return off;
+  };
+  std::size_t received = 0;
+  for (int k = 0; k < n; ++k) received += counts[k * n + me];
+  const bool stream = streaming(received * a.elem);
+  char* dest = static_cast<char*>(a.dest);
+  const auto* source = static_cast<const char*>(a.source);
+  auto get_from = [&](int k) {
+    const std::size_t src = before(k, me, n, 1), dst = before(me, k, 1, n);
+    g.get(dest + dst * a.elem, source + src * a.elem, counts[k * n + me] * a.elem, k, stream);
+  };
+  g.arrive();
+  get_from(me);
+  g.each_arrival([&](int k) {
+    get_from(k);
+    g.report_done(k);
+  });
+  g.wait_readers(n - 1);
+}
+
 }  // namespace tilecomm::coll

@@ -78,7 +78,8 @@ void reduce2(DType t, Op op, void* dst, const void* a, const void* b, std::size_
 }
 
 const char* kind_name(Kind k) {
-  static const char* const names[] = {"broadcast", "collect", "fcollect", "alltoall", "alltoalls", "reduce"};
+  static const char* const names[] = {"broadcast", "collect",  "fcollect",       "alltoall",
+                                      "alltoalls", "reduce",   "reduce_scatter", "alltoallv"};
   return names[static_cast<int>(k)];
 }
 

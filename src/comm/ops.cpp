@@ -11,7 +11,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "coll/coll.hpp"
+#include "coll/algorithm.hpp"
+#include "comm/ops_plan.hpp"
 #include "core/copy.hpp"
 #include "core/error.hpp"
 
@@ -66,28 +67,53 @@ std::uint16_t float_to_fp16(float f) {
   return sign | static_cast<std::uint16_t>(h);
 }
 
-float bf16_to_float(std::uint16_t b) {
-  const std::uint32_t x = std::uint32_t{b} << 16;
-  float f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
+
+const char* call_of(Executor::Kind k) {
+  using K = Executor::Kind;
+  switch (k) {
+    case K::AllGather: return "tilecomm::ops::AllGather";
+    case K::ReduceScatter: return "tilecomm::ops::ReduceScatter";
+    case K::AllReduce: return "tilecomm::ops::AllReduce";
+    case K::Reduce: return "tilecomm::ops::Reduce";
+    case K::Broadcast: return "tilecomm::ops::Broadcast";
+    case K::AllToAll: return "tilecomm::ops::AllToAll";
+    case K::AllToAllV: return "tilecomm::ops::AllToAllV";
+    case K::AllGatherAdd: return "tilecomm::ops::AllGatherAdd";
+    case K::AllGatherMatmul: return "tilecomm::ops::AllGatherMatmul";
+    case K::MatmulReduceScatter: return "tilecomm::ops::MatmulReduceScatter";
+    case K::MatmulAllReduce: return "tilecomm::ops::MatmulAllReduce";
+    case K::None: break;
+  }
+  return "tilecomm::ops";
 }
 
-std::uint16_t float_to_bf16(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>(x >> 16 | 0x40u);  // quiet NaN
-  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size) {
+  const char* call = call_of(kind);
+  if (!ex || ex->kind != kind)
+    raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call, call);
+  if (workspace_size < ex->workspace)
+    raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call,
+          static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(ex->workspace));
+  return *ex;
+}
+
+// NOTE [staging stores] The staged copy follows the library's rule for
+// its own copies (coll::streaming, NOTE [streaming copies]): ordinary
+// stores below 8 MiB, non-temporal ones from there. Both were measured for
+// the staging itself (AMD EPYC, 2 PEs, AllGather, quiet machine): the peers
+// read the staged lines from this CPU's cache, so ordinary stores win up to
+// 2 MiB (32 KiB: 6.0 against 8.9 us; 512 KiB: 67 against 130) and lose at
+// 8 MiB (4300 against 3400 us), where the copy no longer fits the caches.
+void stage(void* window, const void* src, std::size_t bytes) {
+  coll::copy(window, src, bytes, coll::streaming(bytes));
 }
 
 namespace {
 
 using Kind = Executor::Kind;
-constexpr std::size_t kAlign = 64;
-std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
-bool is_half(DataType t) { return t == DataType::Fp16 || t == DataType::Bf16; }
-bool half_reduce(const Executor& ex) { return ex.kind == Kind::AllReduce && is_half(ex.dtype); }
+bool reduces(Kind k) { return k == Kind::AllReduce || k == Kind::Reduce || k == Kind::ReduceScatter; }
+bool half_reduce(const Executor& ex) { return reduces(ex.kind) && is_half(ex.dtype); }
 // Bytes of an element in the window: half-precision reductions travel as fp32.
 std::size_t wire_size(const Executor& ex) { return half_reduce(ex) ? 4 : size_of(ex.dtype); }
 
@@ -115,7 +141,7 @@ coll::Op coll_op(ReduceOp op) {
 
 // n elements of the caller's type into the window's, and back.
 void to_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
-  if (!half_reduce(ex)) return copy_bytes(dst, src, n * size_of(ex.dtype));
+  if (!half_reduce(ex)) return stage(dst, src, n * size_of(ex.dtype));
   const auto* s = static_cast<const std::uint16_t*>(src);
   auto* d = static_cast<float*>(dst);
   for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? fp16_to_float(s[i]) : bf16_to_float(s[i]);
@@ -128,30 +154,18 @@ void from_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? float_to_fp16(s[i]) : float_to_bf16(s[i]);
 }
 
-const char* call_of(Kind k) {
-  switch (k) {
-    case Kind::AllGather: return "tilecomm::ops::AllGather";
-    case Kind::AllReduce: return "tilecomm::ops::AllReduce";
-    case Kind::Broadcast: return "tilecomm::ops::Broadcast";
-    case Kind::AllToAll: return "tilecomm::ops::AllToAll";
-    case Kind::None: break;
-  }
-  return "tilecomm::ops";
-}
-
 // Elements per rank (per peer for AllToAll) that one round moves: the
 // window holds the staged input and, where needed, the result.
 std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
   const std::uint64_t n = static_cast<std::uint64_t>(a.rankSize), e = wire_size(ex);
   const std::uint64_t usable = a.windowBytes - kAlign;  // the result area starts on a line
   switch (ex.kind) {
-    case Kind::AllGather: return usable / ((n + 1) * e);
-    case Kind::AllReduce: return usable / (2 * e);
+    case Kind::AllGather: case Kind::ReduceScatter: return usable / ((n + 1) * e);
+    case Kind::AllReduce: case Kind::Reduce: return usable / (2 * e);
     case Kind::Broadcast: return a.windowBytes / e;
-    case Kind::AllToAll: return usable / (2 * n * e);
-    case Kind::None: break;
+    case Kind::AllToAll: case Kind::AllToAllV: return usable / (2 * n * e);
+    default: return 0;  // the fused operators plan their own rounds (fused.cpp)
   }
-  return 0;
 }
 
 std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
@@ -161,14 +175,17 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
   if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
     raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
   const CommArgs& a = comm.args();  // throws for a destroyed communicator
-  const std::uint64_t blocks = kind == Kind::AllGather || kind == Kind::AllToAll ? a.rankSize : 1;
+  const bool blocked = kind == Kind::AllGather || kind == Kind::AllToAll || kind == Kind::ReduceScatter ||
+                       kind == Kind::AllToAllV;
   std::uint64_t bytes;
-  if (__builtin_mul_overflow(count, blocks * size_of(dtype), &bytes))
+  if (__builtin_mul_overflow(count, (blocked ? a.rankSize : 1) * size_of(dtype), &bytes))
     raise(ErrorCode::InvalidUsage, "%s: %llu elements of %s per rank overflow 64 bits", call,
           static_cast<unsigned long long>(count), name_of(dtype));
-  if (count && (!output || (!input && kind != Kind::Broadcast)))
-    raise(ErrorCode::InvalidUsage, "%s: %s is null for a call of %llu elements", call, output ? "input" : "output",
-          static_cast<unsigned long long>(count));
+  // The root's input of a broadcast and output of a reduce are checked by their planners.
+  const bool output_needed = kind != Kind::Reduce, input_needed = kind != Kind::Broadcast;
+  if (count && ((output_needed && !output) || (input_needed && !input)))
+    raise(ErrorCode::InvalidUsage, "%s: %s is null for a call of %llu elements", call,
+          output_needed && !output ? "output" : "input", static_cast<unsigned long long>(count));
   *ex = Executor{};
   ex->kind = kind;
   ex->comm = &comm;
@@ -181,16 +198,6 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
           "element of %s per rank for this operator; use a larger window", call,
           static_cast<unsigned long long>(a.windowBytes), name_of(dtype));
   return ex->workspace;  // the collective operators work in the windows
-}
-
-Executor& checked(Executor* ex, Kind kind, std::uint64_t workspace_size) {
-  const char* call = call_of(kind);
-  if (!ex || ex->kind != kind)
-    raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call, call);
-  if (workspace_size < ex->workspace)
-    raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call,
-          static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(ex->workspace));
-  return *ex;
 }
 
 // The library call of one round.
@@ -227,32 +234,82 @@ void run(Executor& ex) {
     switch (ex.kind) {
       case Kind::AllGather: {
         std::uint8_t* result = one_round ? out : win + align_up(c * e);
-        copy_bytes(win, in + at * e, len * e);
+        stage(win, in + at * e, len * e);
         coll::run(team, args_for(ex, coll::Kind::Fcollect, region, win, result, len, one_round));
         if (!one_round)
           for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
         break;
       }
-      case Kind::AllReduce: {
+      case Kind::ReduceScatter: {
+        // Straight into the output, unless it needs converting back from fp32.
+        const bool direct = !half_reduce(ex);
+        std::uint8_t* result = direct ? out + at * e : win + align_up(n * c * we);
+        for (int r = 0; r < n; ++r) to_wire(ex, win + r * len * we, in + (r * count + at) * e, len);
+        coll::run(team, args_for(ex, coll::Kind::ReduceScatter, region, win, result, len, direct));
+        if (!direct) from_wire(ex, out + at * e, result, len);
+        break;
+      }
+      case Kind::AllReduce:
+      case Kind::Reduce: {
         std::uint8_t* result = win + align_up(c * we);
         to_wire(ex, win, in + at * e, len);
         coll::run(team, args_for(ex, coll::Kind::Reduce, region, win, result, len, false));
-        from_wire(ex, out + at * e, result, len);
+        if (ex.kind == Kind::AllReduce || me == ex.root) from_wire(ex, out + at * e, result, len);
         break;
       }
       case Kind::Broadcast:
-        if (me == ex.root) copy_bytes(win, in + at * e, len * e);
+        if (me == ex.root) stage(win, in + at * e, len * e);
         coll::run(team, args_for(ex, coll::Kind::Broadcast, region, win, out + at * e, len, true));
         break;
       case Kind::AllToAll: {
         std::uint8_t* result = one_round ? out : win + align_up(n * c * e);
-        for (int r = 0; r < n; ++r) copy_bytes(win + r * len * e, in + (r * count + at) * e, len * e);
+        for (int r = 0; r < n; ++r) stage(win + r * len * e, in + (r * count + at) * e, len * e);
         coll::run(team, args_for(ex, coll::Kind::Alltoall, region, win, result, len, one_round));
         if (!one_round)
           for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
         break;
       }
-      case Kind::None: break;
+      default: break;
+    }
+  }
+}
+
+// AllToAllV in rounds: round `at` moves elements [at, at + c) of every
+// block, so each round is an alltoallv of the clipped matrix.
+void run_v(Executor& ex) {
+  const CommArgs& a = ex.comm->args();
+  const int n = a.rankSize, me = a.rank;
+  const std::uint64_t c = per_round(ex, a);
+  const std::size_t e = size_of(ex.dtype);
+  const coll::Region region{a.peerMems, a.windowBytes};
+  std::uint8_t* const win = a.peerMems[me];
+  const auto* in = static_cast<const std::uint8_t*>(ex.input);
+  auto* out = static_cast<std::uint8_t*>(ex.output);
+  const std::vector<std::uint64_t>& counts = ex.counts;
+  const std::uint64_t longest = *std::max_element(counts.begin(), counts.end());
+  std::vector<std::uint64_t> in_at(n), out_at(n), clipped(counts.size());
+  for (int r = 1; r < n; ++r) {
+    in_at[r] = in_at[r - 1] + counts[me * n + r - 1];
+    out_at[r] = out_at[r - 1] + counts[(r - 1) * n + me];
+  }
+  const bool one_round = longest <= c;
+  std::uint8_t* const result = one_round ? out : win + align_up(n * c * e);
+  for (std::uint64_t at = 0; at < longest; at += c) {
+    for (std::size_t i = 0; i < counts.size(); ++i) clipped[i] = counts[i] > at ? std::min(c, counts[i] - at) : 0;
+    std::uint64_t staged = 0;
+    for (int r = 0; r < n; ++r) {
+      stage(win + staged * e, in + (in_at[r] + at) * e, clipped[me * n + r] * e);
+      staged += clipped[me * n + r];
+    }
+    coll::Args args = args_for(ex, coll::Kind::Alltoallv, region, win, result, 0, one_round);
+    args.counts = clipped.data();
+    coll::run(ex.comm->team(), args);
+    if (!one_round) {
+      std::uint64_t got = 0;
+      for (int r = 0; r < n; ++r) {
+        copy_bytes(out + (out_at[r] + at) * e, result + got * e, clipped[r * n + me] * e);
+        got += clipped[r * n + me];
+      }
     }
   }
 }
@@ -265,22 +322,54 @@ std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* out
 }
 void AllGather(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllGather, workspace_size)); }
 
-std::uint64_t AllReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
-                                        DataType dtype, ReduceOp op, Executor* ex) {
+void check_op(ReduceOp op, Kind kind) {
   if (static_cast<unsigned>(op) > static_cast<unsigned>(ReduceOp::Min))
-    raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllReduce: reduce operation %u is not one of sum, prod, max, min",
+    raise(ErrorCode::InvalidUsage, "%s: reduce operation %u is not one of sum, prod, max, min", call_of(kind),
           static_cast<unsigned>(op));
-  const std::uint64_t ws = plan(ex, Kind::AllReduce, comm, input, output, count, dtype);
+}
+
+void check_root(int root, const Comm& comm, Kind kind) {
+  if (root < 0 || root >= comm.size())
+    raise(ErrorCode::InvalidUsage, "%s: root %d is not a rank of the communicator (0..%d)", call_of(kind), root,
+          comm.size() - 1);
+}
+
+std::uint64_t plan_reduce(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
+                          DataType dtype, ReduceOp op) {
+  check_op(op, kind);
+  const std::uint64_t ws = plan(ex, kind, comm, input, output, count, dtype);
   ex->op = op;
   return ws;
+}
+
+std::uint64_t ReduceScatterGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
+                                            DataType dtype, ReduceOp op, Executor* ex) {
+  return plan_reduce(ex, Kind::ReduceScatter, comm, input, output, count, dtype, op);
+}
+void ReduceScatter(void*, std::uint64_t workspace_size, Executor* ex) {
+  run(checked(ex, Kind::ReduceScatter, workspace_size));
+}
+
+std::uint64_t ReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype,
+                                     ReduceOp op, int root, Executor* ex) {
+  check_root(root, comm, Kind::Reduce);
+  if (count && comm.rank() == root && !output)
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::Reduce: the root's output is null");
+  const std::uint64_t ws = plan_reduce(ex, Kind::Reduce, comm, input, output, count, dtype, op);
+  ex->root = root;
+  return ws;
+}
+void Reduce(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::Reduce, workspace_size)); }
+
+std::uint64_t AllReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
+                                        DataType dtype, ReduceOp op, Executor* ex) {
+  return plan_reduce(ex, Kind::AllReduce, comm, input, output, count, dtype, op);
 }
 void AllReduce(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllReduce, workspace_size)); }
 
 std::uint64_t BroadcastGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, int root, Executor* ex) {
-  if (root < 0 || root >= comm.size())
-    raise(ErrorCode::InvalidUsage, "tilecomm::ops::Broadcast: root %d is not a rank of the communicator (0..%d)", root,
-          comm.size() - 1);
+  check_root(root, comm, Kind::Broadcast);
   if (count && comm.rank() == root && !input)
     raise(ErrorCode::InvalidUsage, "tilecomm::ops::Broadcast: the root's input is null");
   const std::uint64_t ws = plan(ex, Kind::Broadcast, comm, input, output, count, dtype);
@@ -294,5 +383,34 @@ std::uint64_t AllToAllGetWorkspaceSize(Comm& comm, const void* input, void* outp
   return plan(ex, Kind::AllToAll, comm, input, output, count, dtype);
 }
 void AllToAll(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllToAll, workspace_size)); }
+
+std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* output, const std::uint64_t* counts,
+                                        DataType dtype, Executor* ex) {
+  const char* call = call_of(Kind::AllToAllV);
+  if (!counts) raise(ErrorCode::InvalidUsage, "%s: the send-count matrix is null", call);
+  const int n = comm.size(), me = comm.rank();
+  std::uint64_t sent = 0, received = 0;
+  for (int r = 0; r < n; ++r)
+    if (__builtin_add_overflow(sent, counts[me * n + r], &sent) ||
+        __builtin_add_overflow(received, counts[r * n + me], &received))
+      raise(ErrorCode::InvalidUsage, "%s: the send counts of rank %d overflow 64 bits", call, me);
+  // plan() checks the larger side's bytes and buffers; each side is checked for null where it moves something.
+  if ((sent && !input) || (received && !output))
+    raise(ErrorCode::InvalidUsage, "%s: %s is null but this rank %s %llu elements", call, sent && !input ? "input" : "output",
+          sent && !input ? "sends" : "receives", static_cast<unsigned long long>(sent && !input ? sent : received));
+  const std::uint64_t ws = plan(ex, Kind::AllToAllV, comm, input, output, 0, dtype);
+  const std::uint64_t longest = *std::max_element(counts, counts + std::size_t(n) * n);
+  if (longest && per_round(*ex, comm.args()) == 0)
+    raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
+          "element of %s per rank pair; use a larger window", call,
+          static_cast<unsigned long long>(comm.args().windowBytes), name_of(dtype));
+  std::uint64_t bytes;
+  if (__builtin_mul_overflow(std::max(sent, received), size_of(dtype), &bytes))
+    raise(ErrorCode::InvalidUsage, "%s: %llu elements of %s overflow 64 bits", call,
+          static_cast<unsigned long long>(std::max(sent, received)), name_of(dtype));
+  ex->counts.assign(counts, counts + std::size_t(n) * n);
+  return ws;
+}
+void AllToAllV(void*, std::uint64_t workspace_size, Executor* ex) { run_v(checked(ex, Kind::AllToAllV, workspace_size)); }
 
 }  // namespace tilecomm::ops

@@ -23,15 +23,16 @@ struct PeerInfo {
   memory::SegmentKey data;
   std::int32_t cpus;  // CPUs the job may use, as this PE sees them
   char host[64];
-  char coll[160];     // the collective settings every PE must share (coll_settings)
+  char coll[224];     // the collective settings every PE must share (coll_settings)
 };
 
 // The settings that decide collective algorithms: they must be the same on
 // every PE, or members would pick different algorithms and wait forever.
 std::string coll_settings(const Config& c) {
-  return strprintf("TILECOMM_COLL_SCRATCH=%zu TILECOMM_COLL_LOAD_STORE=%d %s/%s/%s/%s/%s/%s", c.coll_scratch,
+  return strprintf("TILECOMM_COLL_SCRATCH=%zu TILECOMM_COLL_LOAD_STORE=%d %s/%s/%s/%s/%s/%s/%s/%s", c.coll_scratch,
                    static_cast<int>(c.coll_load_store), c.coll_broadcast.c_str(), c.coll_collect.c_str(),
-                   c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(), c.coll_reduce.c_str());
+                   c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(), c.coll_reduce.c_str(),
+                   c.coll_reduce_scatter.c_str(), c.coll_alltoallv.c_str());
 }
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the

@@ -1,19 +1,26 @@
 // The collective operators of <tilecomm/ops.hpp>: every operator and type,
 // sizes of one element, odd sizes and inputs larger than the window (several
 // rounds), on the world and on a strided sub-team communicator; the two
-// phases and their errors; fp16/bf16 conversions. Values are small integers,
-// exact in every type, so every result is compared exactly (fp16 and bf16
-// reductions accumulate in fp32 and round once: exact for these values).
+// phases and their errors; fp16/bf16 conversions. ReduceScatter and Reduce
+// run every operation (Reduce from every root, with a non-root's output
+// checked untouched or passed null); AllToAllV runs a send-count matrix with
+// zeros, odd counts and a different count for every pair (the same matrix on
+// every rank). Values are small integers, exact in every type, so every
+// result is compared exactly (fp16 and bf16 reductions accumulate in fp32
+// and round once: exact for these values).
 #include <tilecomm/ops.hpp>
 
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "api_test.hpp"
+#include "ops_test.hpp"
 
 using namespace api;
 using tilecomm::Comm;
@@ -24,49 +31,29 @@ using ops::ReduceOp;
 
 namespace {
 
-constexpr DataType kTypes[] = {DataType::Int8, DataType::Int16, DataType::Int32, DataType::Int64,
-                               DataType::Fp16, DataType::Bf16,  DataType::Fp32,  DataType::Fp64};
-
-// Element i of a buffer of type t, as a double, and back.
-void put(DataType t, void* base, std::size_t i, double v) {
-  switch (t) {
-    case DataType::Int8: static_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(static_cast<std::int64_t>(v)); break;
-    case DataType::Int16: static_cast<std::int16_t*>(base)[i] = static_cast<std::int16_t>(static_cast<std::int64_t>(v)); break;
-    case DataType::Int32: static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(v)); break;
-    case DataType::Int64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v); break;
-    case DataType::Fp16: static_cast<std::uint16_t*>(base)[i] = ops::float_to_fp16(static_cast<float>(v)); break;
-    case DataType::Bf16: static_cast<std::uint16_t*>(base)[i] = ops::float_to_bf16(static_cast<float>(v)); break;
-    case DataType::Fp32: static_cast<float*>(base)[i] = static_cast<float>(v); break;
-    case DataType::Fp64: static_cast<double*>(base)[i] = v; break;
-  }
-}
-
-double get(DataType t, const void* base, std::size_t i) {
-  switch (t) {
-    case DataType::Int8: return static_cast<const std::int8_t*>(base)[i];
-    case DataType::Int16: return static_cast<const std::int16_t*>(base)[i];
-    case DataType::Int32: return static_cast<const std::int32_t*>(base)[i];
-    case DataType::Int64: return static_cast<double>(static_cast<const std::int64_t*>(base)[i]);
-    case DataType::Fp16: return ops::fp16_to_float(static_cast<const std::uint16_t*>(base)[i]);
-    case DataType::Bf16: return ops::bf16_to_float(static_cast<const std::uint16_t*>(base)[i]);
-    case DataType::Fp32: return static_cast<const float*>(base)[i];
-    case DataType::Fp64: return static_cast<const double*>(base)[i];
-  }
-  return 0;
-}
-
-// What an integer type holds of an exact integer result (wrapping).
-double wrapped(DataType t, double v) {
-  std::vector<std::uint8_t> cell(8);
-  put(t, cell.data(), 0, v);
-  return get(t, cell.data(), 0);
-}
-
 double data_value(int rank, std::size_t i) { return static_cast<double>((rank * 31 + static_cast<long>(i)) % 97 - 48); }
 double reduce_value(ReduceOp op, int rank, std::size_t i) {
   if (op != ReduceOp::Prod) return static_cast<double>((rank * 7 + static_cast<long>(i) * 3) % 13 - 6);
   const long k = (rank + static_cast<long>(i)) % 3;
   return k == 0 ? 2 : k == 1 ? 1 : -1;
+}
+// op over the ranks 0..n-1 of reduce_value(op, rank, i), in rank order.
+double reduced(ReduceOp op, int n, std::size_t i) {
+  double x = reduce_value(op, 0, i);
+  for (int r = 1; r < n; ++r) {
+    const double v = reduce_value(op, r, i);
+    x = op == ReduceOp::Sum ? x + v : op == ReduceOp::Prod ? x * v : op == ReduceOp::Max ? std::max(x, v) : std::min(x, v);
+  }
+  return x;
+}
+
+// AllToAllV: the elements rank s sends to rank d, for a call of `count`
+// elements: a quarter of the pairs send none, the others count/2, count or
+// 3*count/2 elements plus one when s + d is odd (odd counts, different for
+// neighbouring pairs, zero for every pair when count is 0).
+std::uint64_t v_count(int s, int d, std::size_t count) {
+  const std::uint64_t k = static_cast<std::uint64_t>(s * 5 + d * 3 + 1) % 4;
+  return count == 0 || k == 0 ? 0 : count * k / 2 + static_cast<std::uint64_t>(s + d) % 2;
 }
 
 struct Buffers {
@@ -97,15 +84,37 @@ std::int64_t run_all(Comm& comm, std::size_t count) {
       for (std::size_t i = 0; i < count; ++i) put(t, b.in.data(), i, reduce_value(op, me_, i));
       const auto ws = ops::AllReduceGetWorkspaceSize(comm, b.in.data(), b.out.data(), count, t, op, &ex);
       ops::AllReduce(nullptr, ws, &ex);
-      for (std::size_t i = 0; i < count; ++i) {
-        double x = reduce_value(op, 0, i);
-        for (int r = 1; r < n; ++r) {
-          const double v = reduce_value(op, r, i);
-          x = op == ReduceOp::Sum ? x + v : op == ReduceOp::Prod ? x * v : op == ReduceOp::Max ? std::max(x, v) : std::min(x, v);
-        }
-        bad += get(t, b.out.data(), i) != wrapped(t, x);
-      }
+      for (std::size_t i = 0; i < count; ++i) bad += get(t, b.out.data(), i) != wrapped(t, reduced(op, n, i));
       bad += b.out.back() != 0xa5;
+    }
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}) {  // ReduceScatter
+      // Element j of every rank's input is reduce_value(op, rank, j): rank
+      // me receives the reduction of elements me * count .. of the inputs.
+      Buffers b(t, count * n, count);
+      for (std::size_t j = 0; j < count * n; ++j) put(t, b.in.data(), j, reduce_value(op, me_, j));
+      const auto ws = ops::ReduceScatterGetWorkspaceSize(comm, b.in.data(), b.out.data(), count, t, op, &ex);
+      std::vector<std::uint8_t> w(ws);
+      ops::ReduceScatter(w.data(), ws, &ex);
+      for (std::size_t i = 0; i < count; ++i)
+        bad += get(t, b.out.data(), i) != wrapped(t, reduced(op, n, me_ * count + i));
+      bad += b.out.back() != 0xa5;
+    }
+    for (int root = 0; root < n; ++root) {  // Reduce, from every root
+      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min}) {
+        Buffers b(t, count, count);
+        for (std::size_t i = 0; i < count; ++i) put(t, b.in.data(), i, reduce_value(op, me_, i));
+        // Odd roots: the other ranks pass no output at all (allowed).
+        void* out = me_ == root || root % 2 == 0 ? b.out.data() : nullptr;
+        const auto ws = ops::ReduceGetWorkspaceSize(comm, b.in.data(), out, count, t, op, root, &ex);
+        std::vector<std::uint8_t> w(ws);
+        ops::Reduce(w.data(), ws, &ex);
+        if (me_ == root) {
+          for (std::size_t i = 0; i < count; ++i) bad += get(t, b.out.data(), i) != wrapped(t, reduced(op, n, i));
+          bad += b.out.back() != 0xa5;
+        } else {  // a non-root's output is left as it was
+          bad += std::count_if(b.out.begin(), b.out.end(), [](std::uint8_t c) { return c != 0xa5; });
+        }
+      }
     }
     for (int root : {0, n - 1}) {  // Broadcast
       Buffers b(t, count, count);
@@ -125,15 +134,29 @@ std::int64_t run_all(Comm& comm, std::size_t count) {
         for (std::size_t i = 0; i < count; ++i) bad += get(t, b.out.data(), r * count + i) != data_value(r * n + me_, i);
       bad += b.out.back() != 0xa5;
     }
+    {  // AllToAllV: the v_count matrix; my block for rank d holds data_value(me * n + d, i)
+      std::vector<std::uint64_t> counts(static_cast<std::size_t>(n) * n);
+      for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d) counts[s * n + d] = v_count(s, d, count);
+      std::size_t sent = 0, received = 0;
+      for (int r = 0; r < n; ++r) {
+        sent += counts[me_ * n + r];
+        received += counts[r * n + me_];
+      }
+      Buffers b(t, sent, received);
+      for (int d = 0, at = 0; d < n; at += static_cast<int>(counts[me_ * n + d]), ++d)
+        for (std::size_t i = 0; i < counts[me_ * n + d]; ++i) put(t, b.in.data(), at + i, data_value(me_ * n + d, i));
+      const auto ws = ops::AllToAllVGetWorkspaceSize(comm, b.in.data(), b.out.data(), counts.data(), t, &ex);
+      counts.assign(counts.size(), 0);  // the plan holds its own copy of the matrix
+      std::vector<std::uint8_t> w(ws);
+      ops::AllToAllV(w.data(), ws, &ex);
+      for (int s = 0, at = 0; s < n; at += static_cast<int>(v_count(s, me_, count)), ++s)
+        for (std::size_t i = 0; i < v_count(s, me_, count); ++i)
+          bad += get(t, b.out.data(), at + i) != data_value(s * n + me_, i);
+      bad += b.out.back() != 0xa5;
+    }
   }
   return bad;
-}
-
-CommOptions window(std::size_t bytes) {
-  CommOptions o;
-  o.window_bytes = bytes;
-  o.flag_bytes = 64 << 10;
-  return o;
 }
 
 }  // namespace
@@ -170,14 +193,6 @@ TEST(Ops, ZeroElementsIsANoOp) {
 
 TEST(Ops, MisuseIsAClearError) {
   Comm comm = Comm::world(window(4096));
-  auto error_of = [](auto&& fn) -> std::string {
-    try {
-      fn();
-    } catch (const tilecomm::Error& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
   std::int32_t x[4] = {};
   ops::Executor ex;
   EXPECT_THAT(error_of([&] { ops::BroadcastGetWorkspaceSize(comm, x, x, 4, DataType::Int32, npes(), &ex); }),
@@ -201,6 +216,79 @@ TEST(Ops, MisuseIsAClearError) {
   comm.destroy();
   EXPECT_THAT(error_of([&] { ops::AllGatherGetWorkspaceSize(comm, x, x, 4, DataType::Int32, &ex); }),
               ::testing::HasSubstr("was destroyed"));
+}
+
+TEST(Ops, ReduceScatterReduceAndAllToAllVMisuseIsAClearError) {
+  using ::testing::AllOf;
+  using ::testing::HasSubstr;
+  Comm comm = Comm::world(window(4096));
+  const int n = comm.size();
+  std::int32_t x[64] = {};
+  std::vector<std::uint64_t> ones(static_cast<std::size_t>(n) * n, 1);
+  ops::Executor ex;
+  // No executor.
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, x, 4, DataType::Int32, ReduceOp::Sum, nullptr); }),
+              AllOf(HasSubstr("executor"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, x, x, 4, DataType::Int32, ReduceOp::Sum, 0, nullptr); }),
+              AllOf(HasSubstr("executor"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, x, x, ones.data(), DataType::Int32, nullptr); }),
+              AllOf(HasSubstr("executor"), HasSubstr("null")));
+  // Bad operation, type and root.
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, x, 4, DataType::Int32, static_cast<ReduceOp>(9), &ex); }),
+              AllOf(HasSubstr("ReduceScatter"), HasSubstr("operation 9")));
+  EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, x, x, 4, DataType::Int32, static_cast<ReduceOp>(9), 0, &ex); }),
+              AllOf(HasSubstr("Reduce"), HasSubstr("operation 9")));
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, x, 4, static_cast<DataType>(12), ReduceOp::Sum, &ex); }),
+              HasSubstr("data type 12"));
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, x, x, ones.data(), static_cast<DataType>(12), &ex); }),
+              HasSubstr("data type 12"));
+  for (int root : {n, -1})
+    EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, x, x, 4, DataType::Int32, ReduceOp::Sum, root, &ex); }),
+                AllOf(HasSubstr("root " + std::to_string(root)), HasSubstr("not a rank")));
+  // Null buffers: the root needs an output, the other ranks do not.
+  EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, x, nullptr, 4, DataType::Int32, ReduceOp::Sum, 0, &ex); }),
+              me() == 0 ? ::testing::Matcher<std::string>(AllOf(HasSubstr("output"), HasSubstr("null")))
+                        : HasSubstr("(no error)"));
+  EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, nullptr, x, 4, DataType::Int32, ReduceOp::Sum, 0, &ex); }),
+              AllOf(HasSubstr("input"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, nullptr, x, 4, DataType::Int32, ReduceOp::Sum, &ex); }),
+              AllOf(HasSubstr("input"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, nullptr, 4, DataType::Int32, ReduceOp::Sum, &ex); }),
+              AllOf(HasSubstr("output"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, x, x, nullptr, DataType::Int32, &ex); }),
+              AllOf(HasSubstr("count"), HasSubstr("null")));
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, nullptr, x, ones.data(), DataType::Int32, &ex); }),
+              AllOf(HasSubstr("input"), HasSubstr("null")));
+  // Sizes that overflow 64 bits.
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, x, std::numeric_limits<std::uint64_t>::max() / 2,
+                                                                DataType::Int32, ReduceOp::Sum, &ex); }),
+              HasSubstr("overflow"));
+  std::vector<std::uint64_t> huge(ones.size(), std::uint64_t{1} << 62);
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, x, x, huge.data(), DataType::Int32, &ex); }),
+              HasSubstr("overflow"));
+  // Running what was not planned, or with too small a workspace.
+  ops::Executor fresh;
+  EXPECT_THAT(error_of([&] { ops::ReduceScatter(nullptr, 0, &fresh); }),
+              AllOf(HasSubstr("not planned"), HasSubstr("ReduceScatterGetWorkspaceSize")));
+  EXPECT_THAT(error_of([&] { ops::AllToAllV(nullptr, 0, nullptr); }),
+              AllOf(HasSubstr("not planned"), HasSubstr("AllToAllVGetWorkspaceSize")));
+  const auto ws = ops::ReduceScatterGetWorkspaceSize(comm, x, x + 32, 4, DataType::Int32, ReduceOp::Sum, &ex);
+  EXPECT_THAT(error_of([&] { ops::Reduce(nullptr, ws, &ex); }),
+              AllOf(HasSubstr("not planned"), HasSubstr("ReduceGetWorkspaceSize")));
+  for (DataType t : {DataType::Int8, DataType::Fp16, DataType::Fp64}) {  // a plan that needs a workspace, if any
+    const auto need = ops::ReduceScatterGetWorkspaceSize(comm, x, x + 32, 2, t, ReduceOp::Sum, &ex);
+    if (need > 0) {
+      EXPECT_THAT(error_of([&] { ops::ReduceScatter(x, need - 1, &ex); }),
+                  AllOf(HasSubstr("workspace"), HasSubstr(std::to_string(need))));
+    }
+  }
+  comm.destroy();
+  EXPECT_THAT(error_of([&] { ops::ReduceScatterGetWorkspaceSize(comm, x, x, 4, DataType::Int32, ReduceOp::Sum, &ex); }),
+              HasSubstr("destroyed"));
+  EXPECT_THAT(error_of([&] { ops::ReduceGetWorkspaceSize(comm, x, x, 4, DataType::Int32, ReduceOp::Sum, 0, &ex); }),
+              HasSubstr("destroyed"));
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, x, x, ones.data(), DataType::Int32, &ex); }),
+              HasSubstr("destroyed"));
 }
 
 TEST(Ops, HalfPrecisionConversionsRoundToNearestEven) {

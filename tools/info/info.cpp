@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "coll/coll.hpp"
+#include "comm/blas.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   printf("  build type   debug (argument checks on, trace logging available)\n");
 #endif
   printf("  C++ standard %ld\n", __cplusplus);
+  printf("  BLAS         %s (fused matmul operators)\n", tilecomm::ops::blas::describe().c_str());
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
   printf("\ncollectives: algorithms in the order automatic selection tries them\n");

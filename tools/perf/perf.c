@@ -33,6 +33,8 @@
  *               memcpy, and compute/transfer overlap: see perf_async.cpp
  *   ops         (tilecomm build only, when named) the communicator's
  *               operators against the OpenSHMEM collectives: perf_ops.cpp
+ *   fused       (tilecomm build only, when named) the fused operators
+ *               against the same work unfused: perf_fused.cpp
  *
  * Method: every measurement is a series of rounds. In a round, PE 0 tells
  * every PE the iteration count, all PEs meet in a barrier, the participants
@@ -84,6 +86,7 @@ static int me, npes;
 #ifdef TILECOMM_PERF_ASYNC
 int tc_perf_async(int quick, int csv, int reps); /* perf_async.cpp */
 int tc_perf_ops(int quick, int csv, int reps, size_t max_size); /* perf_ops.cpp */
+int tc_perf_fused(int quick, int csv, int reps); /* perf_fused.cpp */
 #endif
 
 static void usage(FILE *to) {
@@ -101,6 +104,8 @@ static void usage(FILE *to) {
 #ifdef TILECOMM_PERF_ASYNC
           "                  async: the PTO DMA instructions vs memcpy, and overlap (runs on 1 PE too)\n"
           "                  ops: the communicator's operators vs the OpenSHMEM collectives (only when named)\n"
+          "                  fused: the fused operators vs the same work unfused (only when named;\n"
+          "                         run with OPENBLAS_NUM_THREADS=1)\n"
 #endif
           "  --reps N        timed repetitions per result, median reported (default 5, quick 3)\n"
           "  --rep-ms MS     target length of one repetition (default 20, quick 3)\n"
@@ -316,7 +321,7 @@ static int selected(const struct metric *m) {
 static int only_is_valid(void) {
   if (!opt.only) return 1;
   static const char *const families[] = {"lat", "bw", "put", "get", "amo",
-                                         "signal", "async", "ops", "coll", "coll_deprecated"};
+                                         "signal", "async", "ops", "fused", "coll", "coll_deprecated"};
   for (const char *p = opt.only; *p;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -538,6 +543,7 @@ int main(int argc, char **argv) {
 #ifdef TILECOMM_PERF_ASYNC
   const int run_async = !opt.only || list_has(opt.only, "async");
   const int run_ops = opt.only && list_has(opt.only, "ops");
+  const int run_fused = opt.only && list_has(opt.only, "fused");
 #endif
   if (rc == 0 && need_pair && npes < 2) {
     if (me == 0) fprintf(stderr, "perf: needs at least 2 PEs (only '--only barrier' runs on 1)\n");
@@ -610,6 +616,7 @@ int main(int argc, char **argv) {
   if (run_async && tc_perf_async(opt.quick, opt.csv, opt.reps) != 0) CTL_ERROR = 1;
   if (run_ops && tc_perf_ops(opt.quick, opt.csv, opt.reps, coll_limit ? coll_limit : opt.coll_max_size) != 0)
     CTL_ERROR = 1;
+  if (run_fused && tc_perf_fused(opt.quick, opt.csv, opt.reps) != 0) CTL_ERROR = 1;
 #endif
 
   if (me == 0 && npes >= 2) {

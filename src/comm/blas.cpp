@@ -1,0 +1,58 @@
+// OpenBLAS behind the fused operators (blas.hpp).
+#include "comm/blas.hpp"
+
+#include <cblas.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace tilecomm::ops::blas {
+
+namespace {
+
+// NOTE [BLAS threads]
+void one_thread_unless_told() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!std::getenv("OPENBLAS_NUM_THREADS") && !std::getenv("OMP_NUM_THREADS")) openblas_set_num_threads(1);
+  });
+}
+
+// Zero dimensions are legal for the operators but not for the BLAS
+// (leading dimensions of at least 1): nothing to multiply, c = beta * c.
+template <class T>
+bool trivial(std::size_t rows, std::size_t k, std::size_t n, T beta, T* c, std::size_t ldc) {
+  if (rows && n && k) return false;
+  for (std::size_t i = 0; i < rows && k == 0; ++i)
+    for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+  return true;
+}
+
+}  // namespace
+
+void gemm(std::size_t rows, std::size_t k, std::size_t n, const float* a, std::size_t lda, const float* b,
+          std::size_t ldb, float beta, float* c, std::size_t ldc) {
+  if (trivial(rows, k, n, beta, c, ldc)) return;
+  one_thread_unless_told();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+void gemm(std::size_t rows, std::size_t k, std::size_t n, const double* a, std::size_t lda, const double* b,
+          std::size_t ldb, double beta, double* c, std::size_t ldc) {
+  if (trivial(rows, k, n, beta, c, ldc)) return;
+  one_thread_unless_told();
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+std::string describe() {
+  one_thread_unless_told();
+  const int threads = openblas_get_num_threads();
+  return std::string(openblas_get_config()) + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+         " per process";
+}
+
+}  // namespace tilecomm::ops::blas

@@ -1,0 +1,528 @@
+// The fused operators of <tilecomm/ops.hpp>: kernels on the communicator,
+// synchronised with the orchestration helpers of seed 001, one launch per
+// round (a launch owns one ping-pong partition of every window).
+//
+// NOTE [fused operators] None of them builds the gathered or the unreduced
+// matrix in private memory and then moves it, as the unfused composition
+// does:
+// - AllGatherAdd and AllGatherMatmul stage this rank's shard in its window
+//   (half precision converted to fp32 there, once, for the products), then
+//   add or multiply every rank's shard where it lies, in the peer's window,
+//   the peers' first (NOTE [peers first]): the gather costs one staging
+//   copy of 1/size() of the data.
+// - MatmulReduceScatter and MatmulAllReduce compute the local product
+//   straight into the window, block by destination rank (the next rank's
+//   first, their own last), and tell each destination after every row tile;
+//   each rank reduces its block out of every window (in rank order, so the
+//   bits do not depend on who computes) as the tiles arrive, while the
+//   peers are still computing. The bias joins rank 0's product (the BLAS
+//   adds the product to rows filled with it), so no pass adds it. MatmulAllReduce then publishes the reduced
+//   block in a second area of the window, where every rank copies it from.
+// Every launch ends with the post-sync of seed 001 (each reader tells each
+// owner it is done), so a window partition is reused only once nobody reads it.
+//
+// Tiles (MatmulOptions::tiles): the row tiles of each block, the unit that
+// a record announces. The cost model: a tile of at least kTileBytes of
+// product (below that the record and wait and the smaller BLAS call cost more
+// than the earlier start gains), at most kMaxTiles per block.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "coll/algorithm.hpp"
+#include "comm/blas.hpp"
+#include "comm/ops_plan.hpp"
+#include "core/copy.hpp"
+#include "core/error.hpp"
+#include "tilecomm/orchestration.hpp"
+
+namespace tilecomm::ops {
+
+namespace {
+
+using Kind = Executor::Kind;
+constexpr std::size_t kTileBytes = 256 << 10;
+constexpr int kMaxTiles = 16;
+
+// ---- element helpers -------------------------------------------------------------
+
+float half_to_float(DataType t, std::uint16_t h) { return t == DataType::Fp16 ? fp16_to_float(h) : bf16_to_float(h); }
+std::uint16_t float_to_half(DataType t, float f) { return t == DataType::Fp16 ? float_to_fp16(f) : float_to_bf16(f); }
+
+// n elements of the caller's type into the compute type (W: fp32 for half
+// precision, widened) and back (rounded once); other types are copied.
+// (bf16 loops apart: its conversions are inline and vectorise.)
+void widen(DataType t, void* dst, const void* src, std::size_t n) {
+  if (!is_half(t)) return copy_bytes(dst, src, n * size_of(t));
+  const auto* s = static_cast<const std::uint16_t*>(src);
+  auto* d = static_cast<float*>(dst);
+  if (t == DataType::Bf16)
+    for (std::size_t i = 0; i < n; ++i) d[i] = bf16_to_float(s[i]);
+  else
+    for (std::size_t i = 0; i < n; ++i) d[i] = fp16_to_float(s[i]);
+}
+void narrow(DataType t, void* dst, const void* src, std::size_t n) {
+  if (!is_half(t)) return copy_bytes(dst, src, n * size_of(t));
+  const auto* s = static_cast<const float*>(src);
+  auto* d = static_cast<std::uint16_t*>(dst);
+  if (t == DataType::Bf16)
+    for (std::size_t i = 0; i < n; ++i) d[i] = float_to_bf16(s[i]);
+  else
+    for (std::size_t i = 0; i < n; ++i) d[i] = float_to_fp16(s[i]);
+}
+
+// dst[i] = a[i] + b[i]: integers wrap, half precision adds in fp32 and rounds once.
+template <class T>
+void add_typed(void* dst, const void* a, const void* b, std::size_t n) {
+  auto* d = static_cast<T*>(dst);
+  auto* x = static_cast<const T*>(a);
+  auto* y = static_cast<const T*>(b);
+  using A = typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<decltype(+T{})>,
+                                        std::type_identity<T>>::type;
+  for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<T>(static_cast<A>(x[i]) + static_cast<A>(y[i]));
+}
+
+void add(DataType t, void* dst, const void* a, const void* b, std::size_t n) {
+  switch (t) {
+    case DataType::Int8: return add_typed<std::int8_t>(dst, a, b, n);
+    case DataType::Int16: return add_typed<std::int16_t>(dst, a, b, n);
+    case DataType::Int32: return add_typed<std::int32_t>(dst, a, b, n);
+    case DataType::Int64: return add_typed<std::int64_t>(dst, a, b, n);
+    case DataType::Fp32: return add_typed<float>(dst, a, b, n);
+    case DataType::Fp64: return add_typed<double>(dst, a, b, n);
+    case DataType::Fp16: case DataType::Bf16: {
+      auto* d = static_cast<std::uint16_t*>(dst);
+      auto* x = static_cast<const std::uint16_t*>(a);
+      auto* y = static_cast<const std::uint16_t*>(b);
+      for (std::size_t i = 0; i < n; ++i) d[i] = float_to_half(t, half_to_float(t, x[i]) + half_to_float(t, y[i]));
+      return;
+    }
+  }
+}
+
+// NOTE [peers first] The gathering operators read the peers' shards
+// first, in the order me+1, me+2, ..., and tell each owner as soon as they
+// are done with its shard (RecordNv1); their own shard comes last. The
+// final wait (Wait1vN: every peer is done with my shard) then finds the
+// peers long done, since they read my shard early, instead of waiting for
+// the slowest rank to finish its whole product (TileXR's order, own shard
+// first, hides transfers a CPU host does not have: the peers' shards are
+// read in place).
+
+// Each reader tells each owner it is done; then nobody reads my window.
+void post_sync(const CommArgs& a) {
+  for (int r = 0; r < a.rankSize; ++r)
+    if (r != a.rank) orch::RecordNv1(r, a.magic);
+  orch::Wait1vN(a.magic);
+}
+
+// One round of an operator as a launch on its communicator; a failure
+// (a peer died, TILECOMM_TIMEOUT) names the operator the caller called.
+template <class Round>
+void launch_round(Executor& ex, Round&& round) {
+  try {
+    ex.comm->launch(1, round);
+  } catch (const Error& e) {
+    throw Error(e.code(), std::string(call_of(ex.kind)) + ": " + e.what());
+  }
+}
+
+// Rows [first, last) of tile t of a block of `rows` rows cut in `tiles`.
+std::size_t tile_row(std::size_t rows, int t, int tiles) { return rows * t / tiles; }
+
+int tiles_for(std::size_t block_bytes, int forced) {
+  if (forced > 0) return forced;
+  return static_cast<int>(std::clamp<std::size_t>(block_bytes / kTileBytes, 1, kMaxTiles));
+}
+
+// ---- the matmul operators' buffers -----------------------------------------------
+
+// Wire (window) and compute type: fp32 for fp16, bf16 and fp32; fp64.
+template <class W>
+struct Matmul {
+  const Executor& ex;
+  const W* x2;         // k x n, in W (the caller's, or converted in the workspace)
+  const W* bias;       // n, in W, or null
+  W* x1_tile;          // half precision: a tile of x1 rows converted (MatmulReduceScatter, MatmulAllReduce)
+  W* y_tile;           // half precision: a tile of the product before rounding
+};
+
+// Workspace layout for half precision: x2, bias, an x1 tile, a y tile (fp32).
+struct Layout {
+  std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, total = 0;
+};
+
+Layout layout(const Executor& ex, std::size_t tile_rows) {
+  Layout l;
+  if (!is_half(ex.dtype)) return l;
+  const MatmulShape& s = ex.shape;
+  auto area = [&](std::size_t floats) {
+    const std::size_t at = l.total;
+    l.total += align_up(floats * sizeof(float));
+    return at;
+  };
+  l.x2 = area(s.k * s.n);
+  l.bias = area(s.n);
+  l.x1_tile = area(ex.kind == Kind::AllGatherMatmul ? 0 : tile_rows * s.k);
+  l.y_tile = area(tile_rows * s.n);
+  return l;
+}
+
+// Rows per round and block, and tiles per block, for a window partition.
+struct Rounds {
+  std::size_t rows = 0;  // per rank (AllGatherMatmul) or per destination block (the others)
+  int tiles = 1;
+};
+
+std::size_t wire_size(DataType t) { return t == DataType::Fp64 ? 8 : 4; }
+
+// Rows of each block that fit in a partition, with `blocks` blocks of
+// `row_bytes` each per round.
+std::size_t rows_fitting(const CommArgs& a, std::size_t blocks, std::size_t row_bytes) {
+  return row_bytes == 0 ? SIZE_MAX : a.partitionBytes() / (blocks * row_bytes);
+}
+
+Rounds rounds_for(const Executor& ex, const CommArgs& a) {
+  const MatmulShape& s = ex.shape;
+  const std::size_t w = wire_size(ex.dtype), n = a.rankSize;
+  Rounds r;
+  std::size_t block_rows, row_bytes;
+  if (ex.kind == Kind::AllGatherMatmul) {
+    block_rows = s.m;  // each rank's shard
+    row_bytes = s.k * w;
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, 1, row_bytes));
+  } else {
+    block_rows = ex.kind == Kind::MatmulReduceScatter ? s.m / n : (s.m + n - 1) / n;  // the largest slice
+    row_bytes = s.n * w;
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n + (ex.kind == Kind::MatmulAllReduce), row_bytes));
+  }
+  // AllGatherMatmul's producer only copies its shard: one tile unless told.
+  r.tiles = ex.kind == Kind::AllGatherMatmul ? std::max(1, ex.tiles) : tiles_for(r.rows * row_bytes, ex.tiles);
+  return r;
+}
+
+// ---- AllGatherAdd ------------------------------------------------------------------
+
+void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, std::uint64_t len) {
+  const int n = a.rankSize, me = a.rank;
+  const std::size_t e = size_of(ex.dtype);
+  const auto* b = static_cast<const std::uint8_t*>(ex.input2);
+  auto* c = static_cast<std::uint8_t*>(ex.output);
+  stage(a.data(me), static_cast<const std::uint8_t*>(ex.input) + at * e, len * e);
+  orch::Record1vN(a.magic);
+  for (int step = 1; step <= n; ++step) {  // NOTE [peers first]
+    const int r = (me + step) % n;
+    if (r != me) orch::WaitNv1(r, a.magic);
+    const std::size_t off = (r * ex.count + at) * e;
+    add(ex.dtype, c + off, a.data(r), b + off, len);
+    if (r != me) orch::RecordNv1(r, a.magic);
+  }
+  orch::Wait1vN(a.magic);
+}
+
+void run_gather_add(Executor& ex) {
+  const std::uint64_t per_round = ex.comm->args().partitionBytes() / size_of(ex.dtype);
+  for (std::uint64_t at = 0; at < ex.count; at += per_round) {
+    const std::uint64_t len = std::min(per_round, ex.count - at);
+    launch_round(ex, [&](const CommArgs& a) { gather_add_round(a, ex, at, len); });
+  }
+}
+
+// ---- AllGatherMatmul --------------------------------------------------------------
+
+// y rows [row, row + rows) = src @ x2 + bias, src in W with row stride k.
+template <class W>
+void multiply_rows(const Matmul<W>& mm, const W* src, std::size_t row, std::size_t rows) {
+  const Executor& ex = mm.ex;
+  const MatmulShape& s = ex.shape;
+  const bool half = is_half(ex.dtype);
+  W* dst = half ? mm.y_tile : static_cast<W*>(ex.output) + row * s.n;
+  if (mm.bias)
+    for (std::size_t i = 0; i < rows; ++i) std::memcpy(dst + i * s.n, mm.bias, s.n * sizeof(W));
+  blas::gemm(rows, s.k, s.n, src, s.k, mm.x2, s.n, mm.bias ? W(1) : W(0), dst, s.n);
+  if (half) narrow(ex.dtype, static_cast<std::uint16_t*>(ex.output) + row * s.n, dst, rows * s.n);
+}
+
+template <class W>
+void gather_matmul_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t len, int tiles) {
+  const Executor& ex = mm.ex;
+  const MatmulShape& s = ex.shape;
+  const int n = a.rankSize, me = a.rank;
+  const std::size_t e = size_of(ex.dtype);
+  const auto* x1 = static_cast<const std::uint8_t*>(ex.input) + at * s.k * e;
+  W* mine = a.data<W>(me);
+  for (int t = 0; t < tiles; ++t) {  // stage my rows, tile by tile, in W
+    const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
+    if (is_half(ex.dtype)) widen(ex.dtype, mine + r0 * s.k, x1 + r0 * s.k * e, (r1 - r0) * s.k);
+    else stage(mine + r0 * s.k, x1 + r0 * s.k * e, (r1 - r0) * s.k * e);
+    orch::Record1vN(a.magic);
+  }
+  for (int step = 1; step <= n; ++step) {  // NOTE [peers first]
+    const int r = (me + step) % n;
+    const W* shard = a.data<W>(r);
+    for (int t = 0; t < tiles; ++t) {
+      const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
+      if (r != me) orch::WaitNv1(r, a.magic);
+      const std::size_t row = r * s.m + at + r0;  // in y and gather_out
+      multiply_rows(mm, shard + r0 * s.k, row, r1 - r0);
+      if (ex.gather_out)
+        narrow(ex.dtype, static_cast<std::uint8_t*>(ex.gather_out) + row * s.k * e, shard + r0 * s.k, (r1 - r0) * s.k);
+    }
+    if (r != me) orch::RecordNv1(r, a.magic);
+  }
+  orch::Wait1vN(a.magic);
+}
+
+// ---- MatmulReduceScatter and MatmulAllReduce ----------------------------------------
+
+// First row of rank k's slice of the m product rows.
+std::size_t slice_row(const MatmulShape& s, int k, int n) { return s.m * k / n; }
+
+template <class W>
+void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
+  const Executor& ex = mm.ex;
+  const MatmulShape& s = ex.shape;
+  const int n = a.rankSize, me = a.rank;
+  const std::size_t e = size_of(ex.dtype);
+  const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
+  constexpr coll::DType kSumType = coll::dtype_of<W>();
+  // Rows of this round in rank k's block, and where the block and the reduced result lie in a window.
+  auto block_rows = [&](int k) {
+    const std::size_t len = slice_row(s, k + 1, n) - slice_row(s, k, n);
+    return len > at ? std::min<std::size_t>(rows, len - at) : 0;
+  };
+  auto block = [&](int owner, int k) { return a.data<W>(owner) + k * rows * s.n; };
+  auto result = [&](int owner) { return a.data<W>(owner) + n * rows * s.n; };
+
+  // My product, block by destination, the next rank's first and mine last.
+  for (int step = 1; step <= n; ++step) {
+    const int d = (me + step) % n;
+    const std::size_t len = block_rows(d);
+    for (int t = 0; t < tiles; ++t) {
+      const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
+      const std::size_t row = slice_row(s, d, n) + at + r0;
+      const W* x1 = static_cast<const W*>(ex.input) + row * s.k;
+      if (half) {
+        widen(ex.dtype, mm.x1_tile, static_cast<const std::uint16_t*>(ex.input) + row * s.k, (r1 - r0) * s.k);
+        x1 = mm.x1_tile;
+      }
+      W* product = block(me, d) + r0 * s.n;
+      const bool with_bias = mm.bias && me == 0;  // the bias joins rank 0's term, the first of the sum
+      if (with_bias)
+        for (std::size_t i = r0; i < r1; ++i) std::memcpy(product + (i - r0) * s.n, mm.bias, s.n * sizeof(W));
+      blas::gemm(r1 - r0, s.k, s.n, x1, s.k, mm.x2, s.n, with_bias ? W(1) : W(0), product, s.n);
+      if (d != me) orch::Record(d, a.magic);
+    }
+  }
+
+  // My block: the sum over ranks, in rank order, tile by tile as the peers' tiles arrive.
+  const std::size_t len = block_rows(me);
+  W* out = static_cast<W*>(ex.output);
+  for (int t = 0; t < tiles; ++t) {
+    const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles), cells = (r1 - r0) * s.n;
+    for (int r = 0; r < n; ++r)
+      if (r != me) orch::Wait(r, a.magic);
+    const std::size_t row = (all ? slice_row(s, me, n) : 0) + at + r0;  // in y
+    W* acc = all ? result(me) + r0 * s.n : half ? mm.y_tile : out + row * s.n;
+    if (n == 1) std::memcpy(acc, block(0, me) + r0 * s.n, cells * sizeof(W));
+    for (int r = 1; r < n; ++r)
+      coll::reduce2(kSumType, coll::Op::Sum, acc, r == 1 ? block(0, me) + r0 * s.n : acc, block(r, me) + r0 * s.n, cells);
+    if (all) orch::Record1vN(a.magic);
+    else if (half) narrow(ex.dtype, static_cast<std::uint16_t*>(ex.output) + row * s.n, acc, cells);
+  }
+
+  if (all) {  // every rank's reduced block, from its window
+    for (int step = 0; step < n; ++step) {
+      const int r = (me + step) % n;
+      const std::size_t len_r = block_rows(r);
+      for (int t = 0; t < tiles; ++t) {
+        const std::size_t r0 = tile_row(len_r, t, tiles), r1 = tile_row(len_r, t + 1, tiles), cells = (r1 - r0) * s.n;
+        if (r != me) orch::WaitNv1(r, a.magic);
+        const std::size_t row = slice_row(s, r, n) + at + r0;
+        narrow(ex.dtype, static_cast<std::uint8_t*>(ex.output) + row * s.n * e, result(r) + r0 * s.n, cells);
+      }
+    }
+  }
+  post_sync(a);
+}
+
+template <class W>
+void run_matmul(Executor& ex, void* workspace) {
+  const CommArgs& args = ex.comm->args();
+  const MatmulShape& s = ex.shape;
+  const Rounds plan = rounds_for(ex, args);
+  const Layout l = layout(ex, (plan.rows + plan.tiles - 1) / plan.tiles);
+  auto* ws = static_cast<std::uint8_t*>(workspace);
+  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr};
+  if (is_half(ex.dtype)) {  // x2 and the bias once in fp32, for every round
+    widen(ex.dtype, ws + l.x2, ex.input2, s.k * s.n);
+    if (ex.bias) widen(ex.dtype, ws + l.bias, ex.bias, s.n);
+    mm.x2 = reinterpret_cast<const W*>(ws + l.x2);
+    mm.bias = ex.bias ? reinterpret_cast<const W*>(ws + l.bias) : nullptr;
+    mm.x1_tile = reinterpret_cast<W*>(ws + l.x1_tile);
+    mm.y_tile = reinterpret_cast<W*>(ws + l.y_tile);
+  }
+  const std::size_t total = ex.kind == Kind::AllGatherMatmul ? s.m
+                            : ex.kind == Kind::MatmulReduceScatter ? s.m / args.rankSize
+                                                                   : (s.m + args.rankSize - 1) / args.rankSize;
+  for (std::size_t at = 0; at < total; at += plan.rows) {
+    const std::size_t rows = std::min(plan.rows, total - at);
+    launch_round(ex, [&](const CommArgs& a) {
+      if (ex.kind == Kind::AllGatherMatmul) gather_matmul_round(a, mm, at, rows, plan.tiles);
+      else matmul_reduce_round(a, mm, at, plan.rows, plan.tiles);
+    });
+  }
+}
+
+// ---- planning ----------------------------------------------------------------------
+
+bool is_float(DataType t) { return is_half(t) || t == DataType::Fp32 || t == DataType::Fp64; }
+
+Executor& start_plan(Executor* ex, Kind kind, Comm& comm, DataType dtype) {
+  const char* call = call_of(kind);
+  if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
+    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
+  (void)comm.args();  // throws for a destroyed communicator
+  *ex = Executor{};
+  ex->kind = kind;
+  ex->comm = &comm;
+  ex->dtype = dtype;
+  return *ex;
+}
+
+void need(bool ok, Kind kind, const char* what) {
+  if (!ok) raise(ErrorCode::InvalidUsage, "%s: %s", call_of(kind), what);
+}
+
+std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void* x1, const void* x2,
+                          const void* bias, void* y, void* gather_out, MatmulShape s, DataType dtype,
+                          const MatmulOptions& options) {
+  Executor& ex = start_plan(executor, kind, comm, dtype);
+  const char* call = call_of(kind);
+  const int n = comm.size();
+  if (!is_float(dtype))
+    raise(ErrorCode::InvalidUsage, "%s: the matrix product takes fp16, bf16, fp32 or fp64, not %s", call, name_of(dtype));
+  if (s.m > INT_MAX || s.k > INT_MAX || s.n > INT_MAX || s.m * static_cast<std::uint64_t>(n) > INT_MAX)
+    raise(ErrorCode::InvalidUsage, "%s: shape m=%llu k=%llu n=%llu: the BLAS takes dimensions below 2^31", call,
+          static_cast<unsigned long long>(s.m), static_cast<unsigned long long>(s.k),
+          static_cast<unsigned long long>(s.n));
+  if (kind == Kind::MatmulReduceScatter && s.m % n)
+    raise(ErrorCode::InvalidUsage, "%s: m=%llu rows do not split evenly over %d ranks; use a multiple of %d", call,
+          static_cast<unsigned long long>(s.m), n, n);
+  if (options.tiles < 0) raise(ErrorCode::InvalidUsage, "%s: MatmulOptions::tiles=%d; use 0 (automatic) or more", call, options.tiles);
+  need(!(s.m && s.k) || x1, kind, "x1 is null");
+  need(!(s.k && s.n) || x2, kind, "x2 is null");
+  need(!(s.m && s.n) || y, kind, "y is null");
+  ex.input = x1;
+  ex.input2 = x2;
+  ex.bias = bias;
+  ex.output = y;
+  ex.gather_out = gather_out;
+  ex.shape = s;
+  ex.tiles = options.tiles;
+  const Rounds r = rounds_for(ex, comm.args());
+  if (r.rows == 0 && s.m)
+    raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one row "
+          "of the %s per rank; use a larger window", call, static_cast<unsigned long long>(comm.args().windowBytes),
+          kind == Kind::AllGatherMatmul ? "x1 shard" : "product");
+  ex.tiles = r.tiles;
+  ex.workspace = layout(ex, (r.rows + r.tiles - 1) / r.tiles).total;
+  return ex.workspace;
+}
+
+void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t workspace_size) {
+  Executor& ex = checked(executor, kind, workspace_size);
+  if (ex.workspace && !workspace)
+    raise(ErrorCode::InvalidUsage, "%s: the workspace pointer is null; the plan needs %llu bytes", call_of(kind),
+          static_cast<unsigned long long>(ex.workspace));
+  if (kind == Kind::AllGatherAdd) return run_gather_add(ex);
+  if (ex.dtype == DataType::Fp64) run_matmul<double>(ex, workspace);
+  else run_matmul<float>(ex, workspace);
+}
+
+}  // namespace
+
+std::uint64_t AllGatherAddGetWorkspaceSize(Comm& comm, const void* a, const void* b, void* c, std::uint64_t count,
+                                           DataType dtype, Executor* executor) {
+  Executor& ex = start_plan(executor, Kind::AllGatherAdd, comm, dtype);
+  std::uint64_t bytes;
+  if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(comm.size()) * size_of(dtype), &bytes))
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: %llu elements of %s per rank overflow 64 bits",
+          static_cast<unsigned long long>(count), name_of(dtype));
+  need(!count || (a && b && c), Kind::AllGatherAdd, count && !a ? "a is null" : count && !b ? "b is null" : "c is null");
+  if (count && comm.args().partitionBytes() < size_of(dtype))
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: the communicator's window is too small for one element");
+  ex.input = a;
+  ex.input2 = b;
+  ex.output = c;
+  ex.count = count;
+  return 0;
+}
+void AllGatherAdd(void* workspace, std::uint64_t workspace_size, Executor* ex) {
+  run_fused(ex, Kind::AllGatherAdd, workspace, workspace_size);
+}
+
+std::uint64_t AllGatherMatmulGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
+                                              void* gather_out, MatmulShape shape, DataType dtype, Executor* ex,
+                                              const MatmulOptions& options) {
+  return plan_matmul(ex, Kind::AllGatherMatmul, comm, x1, x2, bias, y, gather_out, shape, dtype, options);
+}
+void AllGatherMatmul(void* workspace, std::uint64_t workspace_size, Executor* ex) {
+  run_fused(ex, Kind::AllGatherMatmul, workspace, workspace_size);
+}
+
+std::uint64_t MatmulReduceScatterGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias,
+                                                  void* y, MatmulShape shape, DataType dtype, Executor* ex,
+                                                  const MatmulOptions& options) {
+  return plan_matmul(ex, Kind::MatmulReduceScatter, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+}
+void MatmulReduceScatter(void* workspace, std::uint64_t workspace_size, Executor* ex) {
+  run_fused(ex, Kind::MatmulReduceScatter, workspace, workspace_size);
+}
+
+std::uint64_t MatmulAllReduceGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
+                                              MatmulShape shape, DataType dtype, Executor* ex,
+                                              const MatmulOptions& options) {
+  return plan_matmul(ex, Kind::MatmulAllReduce, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+}
+void MatmulAllReduce(void* workspace, std::uint64_t workspace_size, Executor* ex) {
+  run_fused(ex, Kind::MatmulAllReduce, workspace, workspace_size);
+}
+
+void Matmul(const void* a, const void* b, const void* bias, void* c, MatmulShape s, DataType dtype) {
+  if (!is_float(dtype))
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::Matmul: the matrix product takes fp16, bf16, fp32 or fp64, not %s",
+          name_of(dtype));
+  if (s.m > INT_MAX || s.k > INT_MAX || s.n > INT_MAX)
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::Matmul: the BLAS takes dimensions below 2^31");
+  if (dtype == DataType::Fp64 || dtype == DataType::Fp32) {
+    auto run = [&](auto* out) {
+      using W = std::remove_pointer_t<decltype(out)>;
+      if (bias)
+        for (std::size_t i = 0; i < s.m; ++i) std::memcpy(out + i * s.n, bias, s.n * sizeof(W));
+      blas::gemm(s.m, s.k, s.n, static_cast<const W*>(a), s.k, static_cast<const W*>(b), s.n, bias ? W(1) : W(0), out,
+                 s.n);
+    };
+    if (dtype == DataType::Fp64) run(static_cast<double*>(c));
+    else run(static_cast<float*>(c));
+    return;
+  }
+  // fp32 copies, kept between calls (fresh pages would cost a fault each).
+  thread_local std::vector<float> fa, fb, fc;
+  fa.resize(s.m * s.k);
+  fb.resize(s.k * s.n);
+  fc.resize(s.m * s.n);
+  widen(dtype, fa.data(), a, fa.size());
+  widen(dtype, fb.data(), b, fb.size());
+  if (bias && s.m) {
+    widen(dtype, fc.data(), bias, s.n);
+    for (std::size_t i = 1; i < s.m; ++i) std::memcpy(fc.data() + i * s.n, fc.data(), s.n * sizeof(float));
+  }
+  blas::gemm(s.m, s.k, s.n, fa.data(), s.k, fb.data(), s.n, bias ? 1.0f : 0.0f, fc.data(), s.n);
+  narrow(dtype, c, fc.data(), fc.size());
+}
+
+}  // namespace tilecomm::ops

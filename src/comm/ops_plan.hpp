@@ -1,0 +1,27 @@
+// Shared by the collective (ops.cpp) and fused (fused.cpp) operators: the
+// names of the calls, the check of a planned executor, window alignment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tilecomm/ops.hpp"
+
+namespace tilecomm::ops {
+
+/// "tilecomm::ops::AllGather", ...: the operator's name, for messages.
+const char* call_of(Executor::Kind k);
+/// The executor, once checked to be planned for `kind` with a large enough workspace.
+Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size);
+
+/// Copies a rank's input into its window, for the peers to read (NOTE
+/// [staging stores] in ops.cpp).
+void stage(void* window, const void* src, std::size_t bytes);
+
+inline bool is_half(DataType t) { return t == DataType::Fp16 || t == DataType::Bf16; }
+
+/// Areas of a window start on a cache line.
+constexpr std::size_t kAlign = 64;
+inline std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+}  // namespace tilecomm::ops
