@@ -12,7 +12,12 @@
 // communicator, in the same order). Inputs and outputs are this rank's
 // ordinary memory; the data travel through the communicator's windows and
 // the collective-algorithm library (the algorithms of the OpenSHMEM
-// collectives), in as many rounds as the window requires.
+// collectives), in as many rounds as the window requires. An input that
+// every rank holds in the same symmetric object (shmem_malloc, at the same
+// offset on every rank; a broadcast: on the root) is read in place instead,
+// without the copy into the window: the operator then costs what the
+// OpenSHMEM collective does (the first run of a plan finds out, with one
+// exchange among the ranks; half-precision reductions always convert).
 //
 //   AllGather      output[r * count + i] = input of rank r [i]
 //   ReduceScatter  output[i] = op over the ranks r of input_r[me * count + i]
@@ -110,6 +115,11 @@ struct Executor {
   MatmulShape shape;
   int tiles = 0;                 // fused matmuls: the tiles chosen
   std::uint64_t workspace = 0;
+  // Found by the first run: whether every rank's input is the same
+  // symmetric object (shmem_malloc), read in place (symmetric_input != 0).
+  bool resolved = false;
+  std::uint64_t symmetric_input = 0;
+  bool symmetric_output = false;  // and every output is one symmetric object too
 };
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,

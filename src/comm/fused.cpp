@@ -311,7 +311,7 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
       W* product = block(me, d) + r0 * s.n;
       const bool with_bias = mm.bias && me == 0;  // the bias joins rank 0's term, the first of the sum
       if (with_bias)
-        for (std::size_t i = r0; i < r1; ++i) std::memcpy(product + (i - r0) * s.n, mm.bias, s.n * sizeof(W));
+        for (std::size_t i = 0; i < r1 - r0; ++i) std::memcpy(product + i * s.n, mm.bias, s.n * sizeof(W));
       blas::gemm(r1 - r0, s.k, s.n, x1, s.k, mm.x2, s.n, with_bias ? W(1) : W(0), product, s.n);
       if (d != me) orch::Record(d, a.magic);
     }

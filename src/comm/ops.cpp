@@ -218,6 +218,102 @@ coll::Args args_for(const Executor& ex, coll::Kind kind, const coll::Region& reg
   return a;
 }
 
+// Bytes of rank r's input a call reads.
+std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
+  const std::uint64_t e = size_of(ex.dtype), n = a.rankSize;
+  switch (ex.kind) {
+    case Kind::AllGather: case Kind::AllReduce: case Kind::Reduce: return ex.count * e;
+    case Kind::Broadcast: return r == ex.root ? ex.count * e : 0;
+    case Kind::ReduceScatter: case Kind::AllToAll: return n * ex.count * e;
+    case Kind::AllToAllV: {
+      std::uint64_t sent = 0;
+      for (std::uint64_t d = 0; d < n; ++d) sent += ex.counts[r * n + d];
+      return sent * e;
+    }
+    default: return 0;
+  }
+}
+
+// NOTE [inputs in place] On its first run an executor finds out whether
+// every rank's input is the same symmetric object (the root's, for a
+// broadcast): each rank names its input's symmetric range (segment and
+// offset, ShmTransport::symmetric_id) and the ranks exchange the names
+// (coll::exchange, one synchronisation). If so, every later run, and this
+// one, hands the library that object as the source, with no copy into the
+// window and in one call (no rounds): the operator costs what the
+// OpenSHMEM collective costs. Half-precision reductions, which convert
+// their input, always stage. The outputs are named too, for the library
+// call: every output private (no peer reads it), or every output the same
+// symmetric object, apart from the input or (a broadcast) equal to it;
+// any other mix stages, as the library would refuse the call on some rank.
+std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
+  const std::uint64_t e = size_of(ex.dtype), n = a.rankSize;
+  switch (ex.kind) {
+    case Kind::AllGather: case Kind::AllToAll: return n * ex.count * e;
+    case Kind::AllToAllV: {
+      std::uint64_t received = 0;
+      for (std::uint64_t s = 0; s < n; ++s) received += ex.counts[s * n + r];
+      return received * e;
+    }
+    default: return ex.count * e;
+  }
+}
+
+// Whether symmetric ranges [x, x + xb) and [y, y + yb) share a byte.
+bool overlap(std::uint64_t x, std::uint64_t xb, std::uint64_t y, std::uint64_t yb) { return x < y + yb && y < x + xb; }
+
+const void* input_in_place(Executor& ex, const CommArgs& a) {
+  if (!ex.resolved) {
+    const std::uint64_t in_bytes = input_bytes(ex, a, a.rank), out_bytes = output_bytes(ex, a, a.rank);
+    const transport::ShmTransport& shm = shmem::g_runtime->shm();
+    struct Names {
+      std::uint64_t input, output;
+    } mine{half_reduce(ex) || !in_bytes ? 0 : shm.symmetric_id(ex.input, in_bytes),
+           out_bytes ? shm.symmetric_id(ex.output, out_bytes) : 0};
+    std::vector<Names> all(a.rankSize);
+    coll::exchange(ex.comm->team(), &mine, sizeof mine, all.data(), call_of(ex.kind));
+    auto same = [&](auto field) {
+      return std::all_of(all.begin(), all.end(), [&](const Names& x) { return x.*field == all[0].*field; });
+    };
+    std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].input : same(&Names::input) ? all[0].input : 0;
+    const std::uint64_t output = same(&Names::output) ? all[0].output : 0;
+    const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.output == 0; });
+    if (input && !reduces(ex.kind) && !private_outputs) {
+      std::uint64_t in_span = 0, out_span = 0;  // the largest of any rank (the same offsets on every rank)
+      for (int r = 0; r < a.rankSize; ++r) {
+        in_span = std::max(in_span, input_bytes(ex, a, r));
+        out_span = std::max(out_span, output_bytes(ex, a, r));
+      }
+      const bool fine = output && ((ex.kind == Kind::Broadcast && output == input) ||
+                                   !overlap(input, in_span, output, out_span));
+      if (!fine) input = 0;
+    }
+    ex.symmetric_input = input;
+    ex.symmetric_output = input && !private_outputs;
+    ex.resolved = true;
+  }
+  return ex.symmetric_input ? shmem::g_runtime->shm().symmetric_address(ex.symmetric_input) : nullptr;
+}
+
+// One library call on the symmetric input, straight into the output.
+// Returns false for the kinds that still go through the window.
+bool run_in_place(Executor& ex, const CommArgs& a, const void* source) {
+  coll::Kind kind;
+  switch (ex.kind) {
+    case Kind::AllGather: kind = coll::Kind::Fcollect; break;
+    case Kind::ReduceScatter: kind = coll::Kind::ReduceScatter; break;
+    case Kind::Broadcast: kind = coll::Kind::Broadcast; break;
+    case Kind::AllToAll: kind = coll::Kind::Alltoall; break;
+    case Kind::AllToAllV: kind = coll::Kind::Alltoallv; break;
+    default: return false;  // the reductions: the result goes through the window (rsag's peers read it)
+  }
+  const coll::Region region{a.peerMems, a.windowBytes};
+  coll::Args args = args_for(ex, kind, region, source, ex.output, ex.count, !ex.symmetric_output);
+  args.counts = ex.counts.empty() ? nullptr : ex.counts.data();
+  coll::run(ex.comm->team(), args);
+  return true;
+}
+
 void run(Executor& ex) {
   const CommArgs& a = ex.comm->args();
   const int n = a.rankSize, me = a.rank;
@@ -229,6 +325,8 @@ void run(Executor& ex) {
   auto* out = static_cast<std::uint8_t*>(ex.output);
   const bool one_round = count <= c;
   tilecomm_team* team = ex.comm->team();
+  const auto* symmetric = count ? static_cast<const std::uint8_t*>(input_in_place(ex, a)) : nullptr;
+  if (symmetric && run_in_place(ex, a, symmetric)) return;
   for (std::uint64_t at = 0; at < count; at += c) {
     const std::uint64_t len = std::min(c, count - at);
     switch (ex.kind) {
@@ -252,8 +350,9 @@ void run(Executor& ex) {
       case Kind::AllReduce:
       case Kind::Reduce: {
         std::uint8_t* result = win + align_up(c * we);
-        to_wire(ex, win, in + at * e, len);
-        coll::run(team, args_for(ex, coll::Kind::Reduce, region, win, result, len, false));
+        const std::uint8_t* source = symmetric ? symmetric + at * e : win;
+        if (!symmetric) to_wire(ex, win, in + at * e, len);
+        coll::run(team, args_for(ex, coll::Kind::Reduce, region, source, result, len, false));
         if (ex.kind == Kind::AllReduce || me == ex.root) from_wire(ex, out + at * e, result, len);
         break;
       }
@@ -287,6 +386,8 @@ void run_v(Executor& ex) {
   auto* out = static_cast<std::uint8_t*>(ex.output);
   const std::vector<std::uint64_t>& counts = ex.counts;
   const std::uint64_t longest = *std::max_element(counts.begin(), counts.end());
+  if (const void* symmetric = longest ? input_in_place(ex, a) : nullptr; symmetric && run_in_place(ex, a, symmetric))
+    return;
   std::vector<std::uint64_t> in_at(n), out_at(n), clipped(counts.size());
   for (int r = 1; r < n; ++r) {
     in_at[r] = in_at[r - 1] + counts[me * n + r - 1];

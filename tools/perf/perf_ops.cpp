@@ -15,6 +15,10 @@
 // operator / library (the cost of the staging), and the operator's algorithm
 // and bus bandwidth (the nccl-tests convention). Every result is checked.
 //
+// The operator runs twice: on an input in ordinary memory (staged through
+// the window) and on the symmetric source the library uses (read in place,
+// NOTE [inputs in place] in src/comm/ops.cpp: "op sym").
+//
 // Two ways to call: "reused" calls back to back on the same input (what
 // OpenSHMEM benchmarks measure: after the first call, the peers hold the
 // source's lines in their caches), and "fresh" rewrites the input before
@@ -67,30 +71,38 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
   const char* names[] = {"allgather", "allreduce", "broadcast", "alltoall"};
   if (me == 0 && !csv)
     std::printf("\noperators vs the library's OpenSHMEM collectives (%d PEs; size per PE, alltoall per peer)\n"
-                "%-10s %10s %12s %12s %8s %12s %12s %8s %12s %12s\n", n, "operator", "size", "shmem us",
-                "operator us", "ratio", "fresh shmem", "fresh op", "ratio", "algbw GB/s", "busbw GB/s");
+                "%-10s %10s %12s %12s %8s %12s %8s %12s %12s %8s %12s %12s\n", n, "operator", "size", "shmem us",
+                "operator us", "ratio", "op sym us", "ratio", "fresh shmem", "fresh op", "ratio", "algbw GB/s",
+                "busbw GB/s");
   for (int which = 0; which < 4; ++which) {
     for (std::size_t size = 8; size <= max_size; size *= 2) {
-      ops::Executor ex;
       const std::uint64_t count = which == 1 ? size / 4 : size;
       if (count == 0) continue;
-      switch (which) {
-        case 0: ops::AllGatherGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, &ex); break;
-        case 1:
-          ops::AllReduceGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Fp32, ops::ReduceOp::Sum,
-                                         &ex);
-          break;
-        case 2: ops::BroadcastGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, 0, &ex); break;
-        case 3: ops::AllToAllGetWorkspaceSize(comm, in.data(), out.data(), count, ops::DataType::Int8, &ex); break;
-      }
-      auto run_op = [&] {
+      // Two plans: the input in ordinary memory (staged through the window)
+      // and in the symmetric heap (read in place: NOTE [inputs in place]).
+      ops::Executor ex, ex_sym;
+      auto plan = [&](ops::Executor& e, const void* input) {
         switch (which) {
-          case 0: ops::AllGather(nullptr, 0, &ex); break;
-          case 1: ops::AllReduce(nullptr, 0, &ex); break;
-          case 2: ops::Broadcast(nullptr, 0, &ex); break;
-          case 3: ops::AllToAll(nullptr, 0, &ex); break;
+          case 0: ops::AllGatherGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, &e); break;
+          case 1:
+            ops::AllReduceGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Fp32, ops::ReduceOp::Sum,
+                                           &e);
+            break;
+          case 2: ops::BroadcastGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, 0, &e); break;
+          case 3: ops::AllToAllGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, &e); break;
         }
       };
+      plan(ex, in.data());
+      plan(ex_sym, sym_src);
+      auto run_plan = [&](ops::Executor& e) {
+        switch (which) {
+          case 0: ops::AllGather(nullptr, 0, &e); break;
+          case 1: ops::AllReduce(nullptr, 0, &e); break;
+          case 2: ops::Broadcast(nullptr, 0, &e); break;
+          case 3: ops::AllToAll(nullptr, 0, &e); break;
+        }
+      };
+      auto run_op = [&] { run_plan(ex); };
       auto run_lib = [&] {
         switch (which) {
           case 0: shmem_fcollectmem(SHMEM_TEAM_WORLD, sym_dst, sym_src, size); break;
@@ -112,16 +124,16 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
       iters_sym = iters;
       shmem_barrier_all();
       iters = shmem_long_g(&iters_sym, 0);
-      std::vector<double> lib, op, fresh_lib, fresh_op;
+      std::vector<double> lib, op, op_sym, fresh_lib, fresh_op;
       const std::size_t in_bytes = which == 3 ? size * n : size;  // the call's input
       const long fresh_iters = std::max<long>(1, std::min<long>(iters, 1000));
       for (int r = 0; r < reps; ++r) {
-        for (int side = 0; side < 2; ++side) {
+        for (int side = 0; side < 3; ++side) {
           shmem_barrier_all();
           t0 = Clock::now();
-          for (long i = 0; i < iters; ++i) side ? run_op() : run_lib();
+          for (long i = 0; i < iters; ++i) side == 2 ? run_plan(ex_sym) : side ? run_op() : run_lib();
           shmem_barrier_all();
-          (side ? op : lib).push_back(seconds(t0) / static_cast<double>(iters) * 1e6);
+          (side == 2 ? op_sym : side ? op : lib).push_back(seconds(t0) / static_cast<double>(iters) * 1e6);
         }
         for (int side = 0; side < 2; ++side) {
           double total = 0;
@@ -136,27 +148,31 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
           (side ? fresh_op : fresh_lib).push_back(total / static_cast<double>(fresh_iters) * 1e6);
         }
       }
-      // The operator's result, checked against the library's.
+      // Both plans' results, checked against the library's.
       const std::size_t out_bytes = which == 0 || which == 3 ? size * n : size;
-      if (which == 1) {
+      auto check = [&] {
+        if (which != 1) return bad += std::memcmp(out.data(), sym_dst, out_bytes) != 0;
         for (std::uint64_t i = 0; i < count; ++i)
           bad += reinterpret_cast<const float*>(out.data())[i] != reinterpret_cast<const float*>(sym_dst)[i];
-      } else {
-        bad += std::memcmp(out.data(), sym_dst, out_bytes) != 0;
-      }
+        return bad;
+      };
+      check();  // the last call was the fresh operator's
+      std::memset(out.data(), 0, out_bytes);
+      run_plan(ex_sym);
+      check();
       if (me != 0) continue;
-      const double lib_us = median(lib), op_us = median(op), fresh_lib_us = median(fresh_lib),
-                   fresh_op_us = median(fresh_op);
+      const double lib_us = median(lib), op_us = median(op), sym_us = median(op_sym),
+                   fresh_lib_us = median(fresh_lib), fresh_op_us = median(fresh_op);
       const double algbw = static_cast<double>(which == 0 || which == 3 ? size * n : size) / (op_us * 1e3);
       const double factor = which == 1 ? 2.0 * (n - 1) / n : which == 2 ? 1.0 : static_cast<double>(n - 1) / n;
       if (csv)
-        std::printf("op_%s,%zu,%.3f,us\nlib_%s,%zu,%.3f,us\nfresh_op_%s,%zu,%.3f,us\nfresh_lib_%s,%zu,%.3f,us\n",
-                    names[which], size, op_us, names[which], size, lib_us, names[which], size, fresh_op_us,
-                    names[which], size, fresh_lib_us);
+        std::printf("op_%s,%zu,%.3f,us\nlib_%s,%zu,%.3f,us\nop_sym_%s,%zu,%.3f,us\nfresh_op_%s,%zu,%.3f,us\n"
+                    "fresh_lib_%s,%zu,%.3f,us\n", names[which], size, op_us, names[which], size, lib_us,
+                    names[which], size, sym_us, names[which], size, fresh_op_us, names[which], size, fresh_lib_us);
       else
-        std::printf("%-10s %10zu %12.3f %12.3f %8.3f %12.3f %12.3f %8.3f %12.3f %12.3f\n", names[which], size, lib_us,
-                    op_us, op_us / lib_us, fresh_lib_us, fresh_op_us, fresh_op_us / fresh_lib_us, algbw,
-                    algbw * factor);
+        std::printf("%-10s %10zu %12.3f %12.3f %8.3f %12.3f %8.3f %12.3f %12.3f %8.3f %12.3f %12.3f\n", names[which],
+                    size, lib_us, op_us, op_us / lib_us, sym_us, sym_us / lib_us, fresh_lib_us, fresh_op_us,
+                    fresh_op_us / fresh_lib_us, algbw, algbw * factor);
     }
   }
   shmem_free(sym_dst);

@@ -67,6 +67,24 @@ class ShmTransport final : public Transport {
   }
   bool is_symmetric(const void* addr) const noexcept { return translate(addr, my_pe_) != nullptr; }
 
+  /// A name of the symmetric range [addr, addr + n) that every PE shares:
+  /// the segment and the offset in it (never 0), or 0 if the range is not
+  /// in one symmetric segment. symmetric_address() turns it back into this
+  /// PE's address.
+  std::uint64_t symmetric_id(const void* addr, std::size_t n) const noexcept {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s) {
+      std::uintptr_t off = a - local_[s].base;
+      if (off < local_[s].size) return n <= local_[s].size - off ? (static_cast<std::uint64_t>(s + 1) << 56 | off) : 0;
+    }
+    return 0;
+  }
+  char* symmetric_address(std::uint64_t id) const noexcept {
+    const int s = static_cast<int>(id >> 56) - 1;
+    return s >= 0 && s < kSegments ? reinterpret_cast<char*>(local_[s].base) + (id & ((std::uint64_t{1} << 56) - 1))
+                                   : nullptr;
+  }
+
   /// Where a mapped address lies: the PE whose symmetric segment (as mapped
   /// in this process) contains `addr`, and the bytes from `addr` to that
   /// segment's end; {-1, 0} for an address in no PE's segment.
