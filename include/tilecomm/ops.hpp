@@ -15,9 +15,11 @@
 // collectives), in as many rounds as the window requires. An input that
 // every rank holds in the same symmetric object (shmem_malloc, at the same
 // offset on every rank; a broadcast: on the root) is read in place instead,
-// without the copy into the window: the operator then costs what the
-// OpenSHMEM collective does (the first run of a plan finds out, with one
-// exchange among the ranks; half-precision reductions always convert).
+// without the copy into the window (half-precision reductions always
+// convert; AllReduce and Reduce still return their result through the
+// window). The first run of a plan finds that out with one exchange among
+// the ranks, so a plan's first run must happen on every rank together, in
+// the same order of calls, as every operator call is collective anyway.
 //
 //   AllGather      output[r * count + i] = input of rank r [i]
 //   ReduceScatter  output[i] = op over the ranks r of input_r[me * count + i]
@@ -87,8 +89,9 @@ struct MatmulShape {
 };
 
 /// Tuning of the fused matmul operators. tiles: the row tiles each block of
-/// a round is cut into, the unit a rank announces to the others (0: the
-/// cost model of docs/ARCHITECTURE.md, "The communicator face").
+/// a round is cut into, the unit a rank announces to the others, at most
+/// one row each (0: the cost model of docs/ARCHITECTURE.md, "The
+/// communicator face"; AllGatherMatmul: one tile).
 struct MatmulOptions {
   int tiles = 0;
 };

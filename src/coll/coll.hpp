@@ -98,7 +98,8 @@ void run_active_set(int start, int log_stride, int size, long* psync, const Args
 
 /// Gathers `len` bytes from every member of `team` into `all` (member order,
 /// len bytes each). Buffers are local (not symmetric); len is at most 64
-/// bytes. For setup exchanges (the communicator's window keys). Collective.
+/// bytes. For setup exchanges (the communicator's window keys, the
+/// operators' first run: NOTE [inputs in place]). Collective.
 void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all, const char* call);
 
 /// The selection table with the current TILECOMM_COLL_* settings, for tilecomm-info.

@@ -198,6 +198,7 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
   }
   // AllGatherMatmul's producer only copies its shard: one tile unless told.
   r.tiles = ex.kind == Kind::AllGatherMatmul ? std::max(1, ex.tiles) : tiles_for(r.rows * row_bytes, ex.tiles);
+  r.tiles = static_cast<int>(std::min<std::size_t>(r.tiles, std::max<std::size_t>(r.rows, 1)));  // no empty tiles
   return r;
 }
 
@@ -301,11 +302,9 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
     for (int t = 0; t < tiles; ++t) {
       const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
       const std::size_t row = slice_row(s, d, n) + at + r0;
-      const W* x1 = static_cast<const W*>(ex.input) + row * s.k;
-      if (half) {
-        widen(ex.dtype, mm.x1_tile, static_cast<const std::uint16_t*>(ex.input) + row * s.k, (r1 - r0) * s.k);
-        x1 = mm.x1_tile;
-      }
+      const W* x1 = mm.x1_tile;
+      if (half) widen(ex.dtype, mm.x1_tile, static_cast<const std::uint16_t*>(ex.input) + row * s.k, (r1 - r0) * s.k);
+      else x1 = static_cast<const W*>(ex.input) + row * s.k;
       W* product = block(me, d) + r0 * s.n;
       const bool with_bias = mm.bias && me == 0;  // the bias joins rank 0's term, the first of the sum
       if (with_bias)
@@ -381,6 +380,7 @@ bool is_float(DataType t) { return is_half(t) || t == DataType::Fp32 || t == Dat
 Executor& start_plan(Executor* ex, Kind kind, Comm& comm, DataType dtype) {
   const char* call = call_of(kind);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  *ex = Executor{};
   if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
     raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
   (void)comm.args();  // throws for a destroyed communicator
@@ -389,6 +389,18 @@ Executor& start_plan(Executor* ex, Kind kind, Comm& comm, DataType dtype) {
   ex->comm = &comm;
   ex->dtype = dtype;
   return *ex;
+}
+
+// Runs a planner; if it throws, the executor is left unplanned, so that a
+// failed plan cannot be run.
+template <class Plan>
+std::uint64_t planning(Executor* ex, Plan&& plan) {
+  try {
+    return plan();
+  } catch (...) {
+    if (ex) ex->kind = Kind::None;
+    throw;
+  }
 }
 
 void need(bool ok, Kind kind, const char* what) {
@@ -403,7 +415,8 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
   const int n = comm.size();
   if (!is_float(dtype))
     raise(ErrorCode::InvalidUsage, "%s: the matrix product takes fp16, bf16, fp32 or fp64, not %s", call, name_of(dtype));
-  if (s.m > INT_MAX || s.k > INT_MAX || s.n > INT_MAX || s.m * static_cast<std::uint64_t>(n) > INT_MAX)
+  const std::uint64_t rows = kind == Kind::AllGatherMatmul ? s.m * static_cast<std::uint64_t>(n) : s.m;  // of y
+  if (s.m > INT_MAX || s.k > INT_MAX || s.n > INT_MAX || rows > INT_MAX)
     raise(ErrorCode::InvalidUsage, "%s: shape m=%llu k=%llu n=%llu: the BLAS takes dimensions below 2^31", call,
           static_cast<unsigned long long>(s.m), static_cast<unsigned long long>(s.k),
           static_cast<unsigned long long>(s.n));
@@ -445,19 +458,21 @@ void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t wor
 
 std::uint64_t AllGatherAddGetWorkspaceSize(Comm& comm, const void* a, const void* b, void* c, std::uint64_t count,
                                            DataType dtype, Executor* executor) {
-  Executor& ex = start_plan(executor, Kind::AllGatherAdd, comm, dtype);
-  std::uint64_t bytes;
-  if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(comm.size()) * size_of(dtype), &bytes))
-    raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: %llu elements of %s per rank overflow 64 bits",
-          static_cast<unsigned long long>(count), name_of(dtype));
-  need(!count || (a && b && c), Kind::AllGatherAdd, count && !a ? "a is null" : count && !b ? "b is null" : "c is null");
-  if (count && comm.args().partitionBytes() < size_of(dtype))
-    raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: the communicator's window is too small for one element");
-  ex.input = a;
-  ex.input2 = b;
-  ex.output = c;
-  ex.count = count;
-  return 0;
+  return planning(executor, [&]() -> std::uint64_t {
+    Executor& ex = start_plan(executor, Kind::AllGatherAdd, comm, dtype);
+    std::uint64_t bytes;
+    if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(comm.size()) * size_of(dtype), &bytes))
+      raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: %llu elements of %s per rank overflow 64 bits",
+            static_cast<unsigned long long>(count), name_of(dtype));
+    need(!count || (a && b && c), Kind::AllGatherAdd, count && !a ? "a is null" : count && !b ? "b is null" : "c is null");
+    if (count && comm.args().partitionBytes() < size_of(dtype))
+      raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: the communicator's window is too small for one element");
+    ex.input = a;
+    ex.input2 = b;
+    ex.output = c;
+    ex.count = count;
+    return 0;
+  });
 }
 void AllGatherAdd(void* workspace, std::uint64_t workspace_size, Executor* ex) {
   run_fused(ex, Kind::AllGatherAdd, workspace, workspace_size);
@@ -466,7 +481,9 @@ void AllGatherAdd(void* workspace, std::uint64_t workspace_size, Executor* ex) {
 std::uint64_t AllGatherMatmulGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
                                               void* gather_out, MatmulShape shape, DataType dtype, Executor* ex,
                                               const MatmulOptions& options) {
-  return plan_matmul(ex, Kind::AllGatherMatmul, comm, x1, x2, bias, y, gather_out, shape, dtype, options);
+  return planning(ex, [&] {
+    return plan_matmul(ex, Kind::AllGatherMatmul, comm, x1, x2, bias, y, gather_out, shape, dtype, options);
+  });
 }
 void AllGatherMatmul(void* workspace, std::uint64_t workspace_size, Executor* ex) {
   run_fused(ex, Kind::AllGatherMatmul, workspace, workspace_size);
@@ -475,7 +492,9 @@ void AllGatherMatmul(void* workspace, std::uint64_t workspace_size, Executor* ex
 std::uint64_t MatmulReduceScatterGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias,
                                                   void* y, MatmulShape shape, DataType dtype, Executor* ex,
                                                   const MatmulOptions& options) {
-  return plan_matmul(ex, Kind::MatmulReduceScatter, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+  return planning(ex, [&] {
+    return plan_matmul(ex, Kind::MatmulReduceScatter, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+  });
 }
 void MatmulReduceScatter(void* workspace, std::uint64_t workspace_size, Executor* ex) {
   run_fused(ex, Kind::MatmulReduceScatter, workspace, workspace_size);
@@ -484,7 +503,9 @@ void MatmulReduceScatter(void* workspace, std::uint64_t workspace_size, Executor
 std::uint64_t MatmulAllReduceGetWorkspaceSize(Comm& comm, const void* x1, const void* x2, const void* bias, void* y,
                                               MatmulShape shape, DataType dtype, Executor* ex,
                                               const MatmulOptions& options) {
-  return plan_matmul(ex, Kind::MatmulAllReduce, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+  return planning(ex, [&] {
+    return plan_matmul(ex, Kind::MatmulAllReduce, comm, x1, x2, bias, y, nullptr, shape, dtype, options);
+  });
 }
 void MatmulAllReduce(void* workspace, std::uint64_t workspace_size, Executor* ex) {
   run_fused(ex, Kind::MatmulAllReduce, workspace, workspace_size);
@@ -496,6 +517,10 @@ void Matmul(const void* a, const void* b, const void* bias, void* c, MatmulShape
           name_of(dtype));
   if (s.m > INT_MAX || s.k > INT_MAX || s.n > INT_MAX)
     raise(ErrorCode::InvalidUsage, "tilecomm::ops::Matmul: the BLAS takes dimensions below 2^31");
+  if ((s.m && s.k && !a) || (s.k && s.n && !b) || (s.m && s.n && !c))
+    raise(ErrorCode::InvalidUsage, "tilecomm::ops::Matmul: %s is null for a %llux%llux%llu product",
+          s.m && s.k && !a ? "a" : s.k && s.n && !b ? "b" : "c", static_cast<unsigned long long>(s.m),
+          static_cast<unsigned long long>(s.k), static_cast<unsigned long long>(s.n));
   if (dtype == DataType::Fp64 || dtype == DataType::Fp32) {
     auto run = [&](auto* out) {
       using W = std::remove_pointer_t<decltype(out)>;

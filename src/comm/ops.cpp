@@ -1,7 +1,8 @@
 // The collective operators (<tilecomm/ops.hpp>): each round stages this
-// rank's slice of the input into its window, runs the library's collective
-// with the window as source (coll::Region: every rank of the host maps it)
-// and either writes the result straight into the caller's output (when peers
+// rank's slice of the input into its window (unless the input is read in
+// place: NOTE [inputs in place]), runs the library's collective with the
+// window as source (coll::Region: every rank of the host maps it) and
+// either writes the result straight into the caller's output (when peers
 // never read it: Args::dest_private) or through the window, then copies it
 // out. The library's calls return only once every peer finished reading this
 // rank's window, so the next round, launch or operator may reuse it.
@@ -98,8 +99,8 @@ Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_siz
 }
 
 // NOTE [staging stores] The staged copy follows the library's rule for
-// its own copies (coll::streaming, NOTE [streaming copies]): ordinary
-// stores below 8 MiB, non-temporal ones from there. Both were measured for
+// its own copies (coll::streaming, NOTE [streaming copies]), decided per
+// staged block: ordinary stores below 8 MiB, non-temporal ones from there. Both were measured for
 // the staging itself (AMD EPYC, 2 PEs, AllGather, quiet machine): the peers
 // read the staged lines from this CPU's cache, so ordinary stores win up to
 // 2 MiB (32 KiB: 6.0 against 8.9 us; 512 KiB: 67 against 130) and lose at
@@ -172,6 +173,7 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
                    DataType dtype) {
   const char* call = call_of(kind);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  *ex = Executor{};  // unplanned until every check passed: a failed plan cannot be run
   if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
     raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
   const CommArgs& a = comm.args();  // throws for a destroyed communicator
@@ -186,17 +188,18 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
   if (count && ((output_needed && !output) || (input_needed && !input)))
     raise(ErrorCode::InvalidUsage, "%s: %s is null for a call of %llu elements", call,
           output_needed && !output ? "output" : "input", static_cast<unsigned long long>(count));
-  *ex = Executor{};
-  ex->kind = kind;
-  ex->comm = &comm;
-  ex->input = input;
-  ex->output = output;
-  ex->count = count;
-  ex->dtype = dtype;
-  if (count && per_round(*ex, a) == 0)
+  Executor planned;
+  planned.kind = kind;
+  planned.comm = &comm;
+  planned.input = input;
+  planned.output = output;
+  planned.count = count;
+  planned.dtype = dtype;
+  if (count && per_round(planned, a) == 0)
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
           "element of %s per rank for this operator; use a larger window", call,
           static_cast<unsigned long long>(a.windowBytes), name_of(dtype));
+  *ex = std::move(planned);
   return ex->workspace;  // the collective operators work in the windows
 }
 
@@ -240,9 +243,12 @@ std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
 // offset, ShmTransport::symmetric_id) and the ranks exchange the names
 // (coll::exchange, one synchronisation). If so, every later run, and this
 // one, hands the library that object as the source, with no copy into the
-// window and in one call (no rounds): the operator costs what the
-// OpenSHMEM collective costs. Half-precision reductions, which convert
-// their input, always stage. The outputs are named too, for the library
+// window: in one call (no rounds) straight into the output, except
+// AllReduce and Reduce, whose results still go through the window in
+// rounds. Half-precision reductions, which convert their input, always
+// stage. The exchange makes a plan's first run the point where the ranks
+// agree: every rank must run its plans in the same order, each plan's
+// first run on every rank together (as every operator call is collective). The outputs are named too, for the library
 // call: every output private (no peer reads it), or every output the same
 // symmetric object, apart from the input or (a broadcast) equal to it;
 // any other mix stages, as the library would refuse the call on some rank.
@@ -278,7 +284,8 @@ const void* input_in_place(Executor& ex, const CommArgs& a) {
     std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].input : same(&Names::input) ? all[0].input : 0;
     const std::uint64_t output = same(&Names::output) ? all[0].output : 0;
     const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.output == 0; });
-    if (input && !reduces(ex.kind) && !private_outputs) {
+    const bool through_window = ex.kind == Kind::AllReduce || ex.kind == Kind::Reduce;  // outputs never the dest
+    if (input && !through_window && !private_outputs) {
       std::uint64_t in_span = 0, out_span = 0;  // the largest of any rank (the same offsets on every rank)
       for (int r = 0; r < a.rankSize; ++r) {
         in_span = std::max(in_span, input_bytes(ex, a, r));
@@ -488,27 +495,46 @@ void AllToAll(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(e
 std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* output, const std::uint64_t* counts,
                                         DataType dtype, Executor* ex) {
   const char* call = call_of(Kind::AllToAllV);
+  if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  *ex = Executor{};  // unplanned until every check passed
   if (!counts) raise(ErrorCode::InvalidUsage, "%s: the send-count matrix is null", call);
   const int n = comm.size(), me = comm.rank();
+  const std::uint64_t e = size_of(dtype);
+  // The matrix is the same on every rank: all of it is checked, so that every rank fails alike.
+  std::uint64_t longest = 0;
+  for (int r = 0; r < n; ++r) {
+    std::uint64_t row = 0, column = 0, bytes;
+    for (int k = 0; k < n; ++k) {
+      longest = std::max(longest, counts[r * n + k]);
+      if (__builtin_add_overflow(row, counts[r * n + k], &row) ||
+          __builtin_add_overflow(column, counts[k * n + r], &column) ||
+          __builtin_mul_overflow(std::max(row, column), e, &bytes))
+        raise(ErrorCode::InvalidUsage, "%s: the send-count matrix overflows 64 bits (in bytes) in row or column %d",
+              call, r);
+    }
+  }
   std::uint64_t sent = 0, received = 0;
-  for (int r = 0; r < n; ++r)
-    if (__builtin_add_overflow(sent, counts[me * n + r], &sent) ||
-        __builtin_add_overflow(received, counts[r * n + me], &received))
-      raise(ErrorCode::InvalidUsage, "%s: the send counts of rank %d overflow 64 bits", call, me);
-  // plan() checks the larger side's bytes and buffers; each side is checked for null where it moves something.
+  for (int r = 0; r < n; ++r) {
+    sent += counts[me * n + r];
+    received += counts[r * n + me];
+  }
   if ((sent && !input) || (received && !output))
     raise(ErrorCode::InvalidUsage, "%s: %s is null but this rank %s %llu elements", call, sent && !input ? "input" : "output",
           sent && !input ? "sends" : "receives", static_cast<unsigned long long>(sent && !input ? sent : received));
-  const std::uint64_t ws = plan(ex, Kind::AllToAllV, comm, input, output, 0, dtype);
-  const std::uint64_t longest = *std::max_element(counts, counts + std::size_t(n) * n);
-  if (longest && per_round(*ex, comm.args()) == 0)
+  const auto* in = static_cast<const std::uint8_t*>(input);
+  const auto* out = static_cast<const std::uint8_t*>(output);
+  if (sent && received && in < out + received * e && out < in + sent * e)
+    raise(ErrorCode::InvalidUsage, "%s: input [%p, +%llu bytes) and output [%p, +%llu bytes) overlap; an all-to-all-v "
+          "needs disjoint buffers", call, input, static_cast<unsigned long long>(sent * e), output,
+          static_cast<unsigned long long>(received * e));
+  Executor probe;
+  probe.kind = Kind::AllToAllV;
+  probe.dtype = dtype;
+  if (longest && per_round(probe, comm.args()) == 0)
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
           "element of %s per rank pair; use a larger window", call,
           static_cast<unsigned long long>(comm.args().windowBytes), name_of(dtype));
-  std::uint64_t bytes;
-  if (__builtin_mul_overflow(std::max(sent, received), size_of(dtype), &bytes))
-    raise(ErrorCode::InvalidUsage, "%s: %llu elements of %s overflow 64 bits", call,
-          static_cast<unsigned long long>(std::max(sent, received)), name_of(dtype));
+  const std::uint64_t ws = plan(ex, Kind::AllToAllV, comm, input, output, 0, dtype);
   ex->counts.assign(counts, counts + std::size_t(n) * n);
   return ws;
 }

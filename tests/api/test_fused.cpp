@@ -605,6 +605,13 @@ TEST(Fused, MisuseIsAClearError) {
   std::vector<float> a(64), b(64 * n), c(64 * n), g(64 * n);
   const MatmulShape s{2, 2, 2};
   ops::Executor ex;
+  // A failed plan leaves the executor unplanned: running it is an error, not a call.
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(comm, a.data(), b.data(), nullptr, nullptr, nullptr, s,
+                                                                  DataType::Fp32, &ex); }),
+              HasSubstr("y is null"));
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmul(nullptr, 0, &ex); }), HasSubstr("was not planned"));
+  EXPECT_THAT(error_of([&] { ops::Matmul(nullptr, b.data(), nullptr, c.data(), s, DataType::Fp32); }),
+              HasSubstr("a is null"));
   // No executor.
   EXPECT_THAT(error_of([&] { ops::AllGatherAddGetWorkspaceSize(comm, a.data(), b.data(), c.data(), 4, DataType::Fp32, nullptr); }),
               AllOf(HasSubstr("executor"), HasSubstr("null")));

@@ -429,6 +429,46 @@ TEST(Ops, ReduceScatterReduceAndAllToAllVMisuseIsAClearError) {
               HasSubstr("destroyed"));
 }
 
+// A plan that fails cannot be run; outputs that alias the symmetric input,
+// or that only some ranks hold in symmetric memory, make the call stage
+// (the library would refuse them on some rank); an AllToAllV's input and
+// output must not overlap.
+TEST(Ops, FailedPlansAndAliasedBuffers) {
+  using ::testing::HasSubstr;
+  Comm comm = Comm::world(window(4096));
+  const int n = comm.size(), me_ = comm.rank();
+  constexpr std::size_t kCount = 33;
+  auto* sym = static_cast<std::int32_t*>(shmem_malloc((n + 1) * kCount * sizeof(std::int32_t)));
+  ASSERT_NE(sym, nullptr);
+  ops::Executor ex;
+  EXPECT_THAT(error_of([&] { ops::AllGatherGetWorkspaceSize(comm, sym, nullptr, kCount, DataType::Int32, &ex); }),
+              HasSubstr("output is null"));
+  EXPECT_THAT(error_of([&] { ops::AllGather(nullptr, 0, &ex); }), HasSubstr("was not planned"));
+  // ReduceScatter in place: the output is the rank's own slice of the symmetric input.
+  for (std::size_t i = 0; i < n * kCount; ++i) sym[i] = static_cast<std::int32_t>(me_ + i);
+  ops::ReduceScatterGetWorkspaceSize(comm, sym, sym + me_ * kCount, kCount, DataType::Int32, ReduceOp::Sum, &ex);
+  ops::ReduceScatter(nullptr, 0, &ex);
+  EXPECT_EQ(ex.symmetric_input, 0u);
+  for (std::size_t i = 0; i < kCount; ++i)
+    EXPECT_EQ(sym[me_ * kCount + i], static_cast<std::int32_t>(n * (me_ * kCount + i) + n * (n - 1) / 2)) << i;
+  // ReduceScatter with a symmetric output on rank 0 only.
+  std::vector<std::int32_t> mine(kCount);
+  for (std::size_t i = 0; i < n * kCount; ++i) sym[i] = static_cast<std::int32_t>(me_ + i);
+  std::int32_t* out = me_ == 0 ? sym + n * kCount : mine.data();
+  ops::ReduceScatterGetWorkspaceSize(comm, sym, out, kCount, DataType::Int32, ReduceOp::Sum, &ex);
+  ops::ReduceScatter(nullptr, 0, &ex);
+  EXPECT_EQ(ex.symmetric_input != 0, n == 1);  // alone, rank 0 is every rank
+  for (std::size_t i = 0; i < kCount; ++i)
+    EXPECT_EQ(out[i], static_cast<std::int32_t>(n * (me_ * kCount + i) + n * (n - 1) / 2)) << i;
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(n) * n, 1);
+  EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, sym, sym + n - 1, counts.data(), DataType::Int32, &ex); }),
+              HasSubstr("overlap"));
+  EXPECT_THAT(error_of([&] { ops::AllToAllV(nullptr, 0, &ex); }), HasSubstr("was not planned"));
+  shmem_barrier_all();
+  shmem_free(sym);
+  comm.destroy();
+}
+
 TEST(Ops, HalfPrecisionConversionsRoundToNearestEven) {
   // fp16: 1 + 2^-11 is halfway between 1 and the next value: to even (1).
   EXPECT_EQ(ops::float_to_fp16(1.0f), 0x3c00);

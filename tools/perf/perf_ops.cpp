@@ -163,13 +163,21 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
       if (me != 0) continue;
       const double lib_us = median(lib), op_us = median(op), sym_us = median(op_sym),
                    fresh_lib_us = median(fresh_lib), fresh_op_us = median(fresh_op);
-      const double algbw = static_cast<double>(which == 0 || which == 3 ? size * n : size) / (op_us * 1e3);
+      const double moved = static_cast<double>(which == 0 || which == 3 ? size * n : size);  // bytes out per PE
+      const double algbw = moved / (op_us * 1e3);
       const double factor = which == 1 ? 2.0 * (n - 1) / n : which == 2 ? 1.0 : static_cast<double>(n - 1) / n;
-      if (csv)
-        std::printf("op_%s,%zu,%.3f,us\nlib_%s,%zu,%.3f,us\nop_sym_%s,%zu,%.3f,us\nfresh_op_%s,%zu,%.3f,us\n"
-                    "fresh_lib_%s,%zu,%.3f,us\n", names[which], size, op_us, names[which], size, lib_us,
-                    names[which], size, sym_us, names[which], size, fresh_op_us, names[which], size, fresh_lib_us);
-      else
+      if (csv) {  // times, and bus bandwidths for bench/plot-coll (NAME_busbw rows)
+        const struct {
+          const char* side;
+          double us;
+        } rows[] = {{"op", op_us}, {"lib", lib_us}, {"op_sym", sym_us}, {"fresh_op", fresh_op_us},
+                    {"fresh_lib", fresh_lib_us}};
+        for (const auto& r : rows) {
+          std::printf("%s_%s,%zu,%.3f,us\n", r.side, names[which], size, r.us);
+          if (r.us > 0 && r.side[0] != 'f')
+            std::printf("%s_%s_busbw,%zu,%.6g,GB/s\n", r.side, names[which], size, moved / (r.us * 1e3) * factor);
+        }
+      } else
         std::printf("%-10s %10zu %12.3f %12.3f %8.3f %12.3f %8.3f %12.3f %12.3f %8.3f %12.3f %12.3f\n", names[which],
                     size, lib_us, op_us, op_us / lib_us, sym_us, sym_us / lib_us, fresh_lib_us, fresh_op_us,
                     fresh_op_us / fresh_lib_us, algbw, algbw * factor);
