@@ -169,13 +169,18 @@ std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
   }
 }
 
+void check_type(DataType dtype, Kind kind) {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
+    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call_of(kind),
+          static_cast<unsigned>(dtype));
+}
+
 std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
                    DataType dtype) {
   const char* call = call_of(kind);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
   *ex = Executor{};  // unplanned until every check passed: a failed plan cannot be run
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
-    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
+  check_type(dtype, kind);
   const CommArgs& a = comm.args();  // throws for a destroyed communicator
   const bool blocked = kind == Kind::AllGather || kind == Kind::AllToAll || kind == Kind::ReduceScatter ||
                        kind == Kind::AllToAllV;
@@ -497,6 +502,7 @@ std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* out
   const char* call = call_of(Kind::AllToAllV);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
   *ex = Executor{};  // unplanned until every check passed
+  check_type(dtype, Kind::AllToAllV);
   if (!counts) raise(ErrorCode::InvalidUsage, "%s: the send-count matrix is null", call);
   const int n = comm.size(), me = comm.rank();
   const std::uint64_t e = size_of(dtype);
