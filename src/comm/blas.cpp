@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <type_traits>
 
 namespace tilecomm::ops::blas {
 
@@ -28,24 +29,29 @@ bool trivial(std::size_t rows, std::size_t k, std::size_t n, T beta, T* c, std::
   return true;
 }
 
+// Both precisions: the same call, sgemm or dgemm.
+template <class T>
+void gemm_of(std::size_t rows, std::size_t k, std::size_t n, const T* a, std::size_t lda, const T* b,
+             std::size_t ldb, T beta, T* c, std::size_t ldc) {
+  if (trivial(rows, k, n, beta, c, ldc)) return;
+  one_thread_unless_told();
+  const auto m = static_cast<blasint>(rows), nn = static_cast<blasint>(n), kk = static_cast<blasint>(k);
+  const auto la = static_cast<blasint>(lda), lb = static_cast<blasint>(ldb), lc = static_cast<blasint>(ldc);
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, a, la, b, lb, beta, c, lc);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, a, la, b, lb, beta, c, lc);
+}
+
 }  // namespace
 
 void gemm(std::size_t rows, std::size_t k, std::size_t n, const float* a, std::size_t lda, const float* b,
           std::size_t ldb, float beta, float* c, std::size_t ldc) {
-  if (trivial(rows, k, n, beta, c, ldc)) return;
-  one_thread_unless_told();
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+  gemm_of(rows, k, n, a, lda, b, ldb, beta, c, ldc);
 }
-
 void gemm(std::size_t rows, std::size_t k, std::size_t n, const double* a, std::size_t lda, const double* b,
           std::size_t ldb, double beta, double* c, std::size_t ldc) {
-  if (trivial(rows, k, n, beta, c, ldc)) return;
-  one_thread_unless_told();
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-              static_cast<blasint>(ldc));
+  gemm_of(rows, k, n, a, lda, b, ldb, beta, c, ldc);
 }
 
 std::string describe() {
