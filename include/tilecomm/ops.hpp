@@ -16,8 +16,8 @@
 // every rank holds in the same symmetric object (shmem_malloc, at the same
 // offset on every rank; a broadcast: on the root) is read in place instead,
 // without the copy into the window (half-precision reductions always
-// convert; AllReduce and Reduce still return their result through the
-// window). The first run of a plan finds that out with one exchange among
+// convert; Reduce, and AllReduce into private outputs, still return their
+// result through the window). The first run of a plan finds that out with one exchange among
 // the ranks, so a plan's first run must happen on every rank together, in
 // the same order of calls, as every operator call is collective anyway.
 //
@@ -56,6 +56,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "tilecomm/comm.hpp"
@@ -91,7 +92,7 @@ struct MatmulShape {
 /// Tuning of the fused matmul operators. tiles: the row tiles each block of
 /// a round is cut into, the unit a rank announces to the others, at most
 /// one row each (0: the cost model of docs/ARCHITECTURE.md, "The
-/// communicator face"; AllGatherMatmul: one tile).
+/// communicator face").
 struct MatmulOptions {
   int tiles = 0;
 };
@@ -119,10 +120,11 @@ struct Executor {
   int tiles = 0;                 // fused matmuls: the tiles chosen
   std::uint64_t workspace = 0;
   // Found by the first run: whether every rank's input is the same
-  // symmetric object (shmem_malloc), read in place (symmetric_input != 0).
+  // symmetric object (shmem_malloc), read in place (symmetric_input != 0),
+  // and then the library call that every later run makes.
   bool resolved = false;
   std::uint64_t symmetric_input = 0;
-  bool symmetric_output = false;  // and every output is one symmetric object too
+  std::shared_ptr<const struct InPlaceCall> in_place;
 };
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "coll/algorithm.hpp"
 #include "comm/ops_plan.hpp"
@@ -248,15 +249,19 @@ std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
 // offset, ShmTransport::symmetric_id) and the ranks exchange the names
 // (coll::exchange, one synchronisation). If so, every later run, and this
 // one, hands the library that object as the source, with no copy into the
-// window: in one call (no rounds) straight into the output, except
-// AllReduce and Reduce, whose results still go through the window in
-// rounds. Half-precision reductions, which convert their input, always
-// stage. The exchange makes a plan's first run the point where the ranks
-// agree: every rank must run its plans in the same order, each plan's
-// first run on every rank together (as every operator call is collective). The outputs are named too, for the library
-// call: every output private (no peer reads it), or every output the same
-// symmetric object, apart from the input or (a broadcast) equal to it;
-// any other mix stages, as the library would refuse the call on some rank.
+// window: in one call (no rounds) straight into the output, which the
+// executor keeps (InPlaceCall), so a run costs what the OpenSHMEM call
+// costs. Reduce, and AllReduce into private outputs, still return their
+// results through the window in rounds (the library's large reductions
+// have peers read the dest). Half-precision reductions, which convert
+// their input, always stage. The exchange makes a plan's first run the
+// point where the ranks agree: every rank must run its plans in the same
+// order, each plan's first run on every rank together (as every operator
+// call is collective). The outputs are named too, for the library call:
+// every output private (no peer reads it), or every output the same
+// symmetric object, apart from the input or (a broadcast, an all-reduce)
+// equal to it; any other mix stages, as the library would refuse the call
+// on some rank.
 std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
   const std::uint64_t e = size_of(ex.dtype), n = a.rankSize;
   switch (ex.kind) {
@@ -273,61 +278,75 @@ std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
 // Whether symmetric ranges [x, x + xb) and [y, y + yb) share a byte.
 bool overlap(std::uint64_t x, std::uint64_t xb, std::uint64_t y, std::uint64_t yb) { return x < y + yb && y < x + xb; }
 
-const void* input_in_place(Executor& ex, const CommArgs& a) {
-  if (!ex.resolved) {
-    const std::uint64_t in_bytes = input_bytes(ex, a, a.rank), out_bytes = output_bytes(ex, a, a.rank);
-    const transport::ShmTransport& shm = shmem::g_runtime->shm();
-    struct Names {
-      std::uint64_t input, output;
-    } mine{half_reduce(ex) || !in_bytes ? 0 : shm.symmetric_id(ex.input, in_bytes),
-           out_bytes ? shm.symmetric_id(ex.output, out_bytes) : 0};
-    std::vector<Names> all(a.rankSize);
-    coll::exchange(ex.comm->team(), &mine, sizeof mine, all.data(), call_of(ex.kind));
-    auto same = [&](auto field) {
-      return std::all_of(all.begin(), all.end(), [&](const Names& x) { return x.*field == all[0].*field; });
-    };
-    std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].input : same(&Names::input) ? all[0].input : 0;
-    const std::uint64_t output = same(&Names::output) ? all[0].output : 0;
-    const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.output == 0; });
-    const bool through_window = ex.kind == Kind::AllReduce || ex.kind == Kind::Reduce;  // outputs never the dest
-    if (input && !through_window && !private_outputs) {
-      std::uint64_t in_span = 0, out_span = 0;  // the largest of any rank (the same offsets on every rank)
-      for (int r = 0; r < a.rankSize; ++r) {
-        in_span = std::max(in_span, input_bytes(ex, a, r));
-        out_span = std::max(out_span, output_bytes(ex, a, r));
-      }
-      const bool fine = output && ((ex.kind == Kind::Broadcast && output == input) ||
-                                   !overlap(input, in_span, output, out_span));
-      if (!fine) input = 0;
-    }
-    ex.symmetric_input = input;
-    ex.symmetric_output = input && !private_outputs;
-    ex.resolved = true;
-  }
-  return ex.symmetric_input ? shmem::g_runtime->shm().symmetric_address(ex.symmetric_input) : nullptr;
-}
-
-// One library call on the symmetric input, straight into the output.
-// Returns false for the kinds that still go through the window.
-bool run_in_place(Executor& ex, const CommArgs& a, const void* source) {
-  coll::Kind kind;
+// The library kind that serves ex in one call straight into its output, or
+// nullopt where the result goes through the window.
+std::optional<coll::Kind> in_place_kind(const Executor& ex, bool private_outputs) {
   switch (ex.kind) {
-    case Kind::AllGather: kind = coll::Kind::Fcollect; break;
-    case Kind::ReduceScatter: kind = coll::Kind::ReduceScatter; break;
-    case Kind::Broadcast: kind = coll::Kind::Broadcast; break;
-    case Kind::AllToAll: kind = coll::Kind::Alltoall; break;
-    case Kind::AllToAllV: kind = coll::Kind::Alltoallv; break;
-    default: return false;  // the reductions: the result goes through the window (rsag's peers read it)
+    case Kind::AllGather: return coll::Kind::Fcollect;
+    case Kind::ReduceScatter: return coll::Kind::ReduceScatter;
+    case Kind::Broadcast: return coll::Kind::Broadcast;
+    case Kind::AllToAll: return coll::Kind::Alltoall;
+    case Kind::AllToAllV: return coll::Kind::Alltoallv;
+    case Kind::AllReduce: if (!private_outputs) return coll::Kind::Reduce; break;
+    default: break;
   }
-  const coll::Region region{a.peerMems, a.windowBytes};
-  coll::Args args = args_for(ex, kind, region, source, ex.output, ex.count, !ex.symmetric_output);
-  args.counts = ex.counts.empty() ? nullptr : ex.counts.data();
-  coll::run(ex.comm->team(), args);
-  return true;
+  return std::nullopt;
 }
 
-void run(Executor& ex) {
-  const CommArgs& a = ex.comm->args();
+}  // namespace
+
+// A resolved in-place plan's library call (NOTE [inputs in place]).
+struct InPlaceCall {
+  coll::Region region;
+  std::vector<std::uint64_t> counts;  // AllToAllV's matrix, which args.counts names
+  coll::Args args;
+};
+
+namespace {
+
+void resolve(Executor& ex, const CommArgs& a) {
+  const std::uint64_t in_bytes = input_bytes(ex, a, a.rank), out_bytes = output_bytes(ex, a, a.rank);
+  const transport::ShmTransport& shm = shmem::g_runtime->shm();
+  struct Names {
+    std::uint64_t input, output;
+  } mine{half_reduce(ex) || !in_bytes ? 0 : shm.symmetric_id(ex.input, in_bytes),
+         out_bytes ? shm.symmetric_id(ex.output, out_bytes) : 0};
+  std::vector<Names> all(a.rankSize);
+  coll::exchange(ex.comm->team(), &mine, sizeof mine, all.data(), call_of(ex.kind));
+  ex.resolved = true;
+  auto same = [&](auto field) {
+    return std::all_of(all.begin(), all.end(), [&](const Names& x) { return x.*field == all[0].*field; });
+  };
+  const std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].input : same(&Names::input) ? all[0].input : 0;
+  const std::uint64_t output = same(&Names::output) ? all[0].output : 0;
+  const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.output == 0; });
+  if (!input) return;
+  ex.symmetric_input = input;
+  const bool through_window = ex.kind == Kind::Reduce || ex.kind == Kind::AllReduce;  // unless called in place
+  std::optional<coll::Kind> kind = in_place_kind(ex, private_outputs);
+  if (!private_outputs) {
+    std::uint64_t in_span = 0, out_span = 0;  // the largest of any rank (the same offsets on every rank)
+    for (int r = 0; r < a.rankSize; ++r) {
+      in_span = std::max(in_span, input_bytes(ex, a, r));
+      out_span = std::max(out_span, output_bytes(ex, a, r));
+    }
+    const bool may_equal = ex.kind == Kind::Broadcast || ex.kind == Kind::AllReduce;
+    if (!output || !((may_equal && output == input) || !overlap(input, in_span, output, out_span))) {
+      kind.reset();
+      if (!through_window) ex.symmetric_input = 0;  // staged
+    }
+  }
+  if (!kind) return;
+  auto call = std::make_shared<InPlaceCall>();
+  call->region = coll::Region{a.peerMems, a.windowBytes};
+  call->counts = ex.counts;
+  call->args = args_for(ex, *kind, call->region, shm.symmetric_address(input), ex.output, ex.count, private_outputs);
+  call->args.counts = call->counts.empty() ? nullptr : call->counts.data();
+  ex.in_place = std::move(call);
+}
+
+// Rounds through the window; `symmetric`: the input, read in place (or null).
+void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t count = ex.count, c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype), we = wire_size(ex);
@@ -337,8 +356,6 @@ void run(Executor& ex) {
   auto* out = static_cast<std::uint8_t*>(ex.output);
   const bool one_round = count <= c;
   tilecomm_team* team = ex.comm->team();
-  const auto* symmetric = count ? static_cast<const std::uint8_t*>(input_in_place(ex, a)) : nullptr;
-  if (symmetric && run_in_place(ex, a, symmetric)) return;
   for (std::uint64_t at = 0; at < count; at += c) {
     const std::uint64_t len = std::min(c, count - at);
     switch (ex.kind) {
@@ -387,8 +404,7 @@ void run(Executor& ex) {
 
 // AllToAllV in rounds: round `at` moves elements [at, at + c) of every
 // block, so each round is an alltoallv of the clipped matrix.
-void run_v(Executor& ex) {
-  const CommArgs& a = ex.comm->args();
+void run_v(Executor& ex, const CommArgs& a) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype);
@@ -398,8 +414,6 @@ void run_v(Executor& ex) {
   auto* out = static_cast<std::uint8_t*>(ex.output);
   const std::vector<std::uint64_t>& counts = ex.counts;
   const std::uint64_t longest = *std::max_element(counts.begin(), counts.end());
-  if (const void* symmetric = longest ? input_in_place(ex, a) : nullptr; symmetric && run_in_place(ex, a, symmetric))
-    return;
   std::vector<std::uint64_t> in_at(n), out_at(n), clipped(counts.size());
   for (int r = 1; r < n; ++r) {
     in_at[r] = in_at[r - 1] + counts[me * n + r - 1];
@@ -427,13 +441,37 @@ void run_v(Executor& ex) {
   }
 }
 
+// A planned call: the in-place library call once the plan has one (NOTE
+// [inputs in place]), else rounds through the window.
+void execute(Executor& ex) {
+  if (ex.in_place) {
+    coll::run(ex.comm->team(), ex.in_place->args);
+    return;
+  }
+  const CommArgs& a = ex.comm->args();  // throws for a destroyed communicator
+  const bool empty = ex.kind == Kind::AllToAllV ? std::all_of(ex.counts.begin(), ex.counts.end(),
+                                                              [](std::uint64_t c) { return c == 0; })
+                                                : ex.count == 0;
+  if (empty) return;
+  if (!ex.resolved) {
+    resolve(ex, a);
+    if (ex.in_place) return execute(ex);
+  }
+  if (ex.kind == Kind::AllToAllV) return run_v(ex, a);
+  const transport::ShmTransport& shm = shmem::g_runtime->shm();
+  run(ex, a, ex.symmetric_input ? reinterpret_cast<const std::uint8_t*>(shm.symmetric_address(ex.symmetric_input))
+                                : nullptr);
+}
+
 }  // namespace
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, Executor* ex) {
   return plan(ex, Kind::AllGather, comm, input, output, count, dtype);
 }
-void AllGather(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllGather, workspace_size)); }
+void AllGather(void*, std::uint64_t workspace_size, Executor* ex) {
+  execute(checked(ex, Kind::AllGather, workspace_size));
+}
 
 void check_op(ReduceOp op, Kind kind) {
   if (static_cast<unsigned>(op) > static_cast<unsigned>(ReduceOp::Min))
@@ -460,7 +498,7 @@ std::uint64_t ReduceScatterGetWorkspaceSize(Comm& comm, const void* input, void*
   return plan_reduce(ex, Kind::ReduceScatter, comm, input, output, count, dtype, op);
 }
 void ReduceScatter(void*, std::uint64_t workspace_size, Executor* ex) {
-  run(checked(ex, Kind::ReduceScatter, workspace_size));
+  execute(checked(ex, Kind::ReduceScatter, workspace_size));
 }
 
 std::uint64_t ReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype,
@@ -472,13 +510,15 @@ std::uint64_t ReduceGetWorkspaceSize(Comm& comm, const void* input, void* output
   ex->root = root;
   return ws;
 }
-void Reduce(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::Reduce, workspace_size)); }
+void Reduce(void*, std::uint64_t workspace_size, Executor* ex) { execute(checked(ex, Kind::Reduce, workspace_size)); }
 
 std::uint64_t AllReduceGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, ReduceOp op, Executor* ex) {
   return plan_reduce(ex, Kind::AllReduce, comm, input, output, count, dtype, op);
 }
-void AllReduce(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllReduce, workspace_size)); }
+void AllReduce(void*, std::uint64_t workspace_size, Executor* ex) {
+  execute(checked(ex, Kind::AllReduce, workspace_size));
+}
 
 std::uint64_t BroadcastGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                         DataType dtype, int root, Executor* ex) {
@@ -489,13 +529,17 @@ std::uint64_t BroadcastGetWorkspaceSize(Comm& comm, const void* input, void* out
   ex->root = root;
   return ws;
 }
-void Broadcast(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::Broadcast, workspace_size)); }
+void Broadcast(void*, std::uint64_t workspace_size, Executor* ex) {
+  execute(checked(ex, Kind::Broadcast, workspace_size));
+}
 
 std::uint64_t AllToAllGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
                                        DataType dtype, Executor* ex) {
   return plan(ex, Kind::AllToAll, comm, input, output, count, dtype);
 }
-void AllToAll(void*, std::uint64_t workspace_size, Executor* ex) { run(checked(ex, Kind::AllToAll, workspace_size)); }
+void AllToAll(void*, std::uint64_t workspace_size, Executor* ex) {
+  execute(checked(ex, Kind::AllToAll, workspace_size));
+}
 
 std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* output, const std::uint64_t* counts,
                                         DataType dtype, Executor* ex) {
@@ -544,6 +588,8 @@ std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* out
   ex->counts.assign(counts, counts + std::size_t(n) * n);
   return ws;
 }
-void AllToAllV(void*, std::uint64_t workspace_size, Executor* ex) { run_v(checked(ex, Kind::AllToAllV, workspace_size)); }
+void AllToAllV(void*, std::uint64_t workspace_size, Executor* ex) {
+  execute(checked(ex, Kind::AllToAllV, workspace_size));
+}
 
 }  // namespace tilecomm::ops

@@ -123,16 +123,18 @@ std::int64_t run_all(Comm& comm, std::size_t count, const Memory& m = {}) {
   // Runs a planned call; returns 1 if it took the wrong path. Where every
   // rank has an input (the root, for a broadcast) and all are the same
   // symmetric object, the call reads it in place (symmetric_input != 0, and
-  // nothing staged in this rank's window but by AllReduce and Reduce, whose
-  // results still go through it), but for fp16/bf16 reductions; anything
+  // nothing staged in this rank's window but by Reduce, and AllReduce into
+  // private outputs, whose results still go through it), but for fp16/bf16 reductions; anything
   // else stages (symmetric_input == 0).
   std::uint8_t* const win = comm.window(me_).data;
   auto call = [&](const ops::Executor& ex, auto&& run_it, bool every_rank_has_input) -> std::int64_t {
     std::memset(win, 0x5a, 64);
     run_it();
     using K = ops::Executor::Kind;
-    const bool bcast = ex.kind == K::Broadcast, via_window = ex.kind == K::AllReduce || ex.kind == K::Reduce;
-    const bool half = (via_window || ex.kind == K::ReduceScatter) &&
+    const bool bcast = ex.kind == K::Broadcast;
+    // Reduce, and AllReduce into private outputs, return their result through the window.
+    const bool via_window = ex.kind == K::Reduce || (ex.kind == K::AllReduce && !m.symmetric_output);
+    const bool half = (ex.kind == K::AllReduce || ex.kind == K::Reduce || ex.kind == K::ReduceScatter) &&
                       (ex.dtype == DataType::Fp16 || ex.dtype == DataType::Bf16);
     const bool same = m.input == Input::Symmetric || (m.input == Input::PrivateOnRank0 && bcast && ex.root != 0) ||
                       (m.input == Input::ByParity && (bcast || n == 1));
@@ -460,6 +462,25 @@ TEST(Ops, FailedPlansAndAliasedBuffers) {
   EXPECT_EQ(ex.symmetric_input != 0, n == 1);  // alone, rank 0 is every rank
   for (std::size_t i = 0; i < kCount; ++i)
     EXPECT_EQ(out[i], static_cast<std::int32_t>(n * (me_ * kCount + i) + n * (n - 1) / 2)) << i;
+  // AllReduce in place: the output is the symmetric input, on every rank,
+  // reduced by the library straight in it (the window untouched); an
+  // output overlapping the input otherwise stages the result.
+  for (std::int32_t* target : {sym, sym + 1}) {
+    for (std::size_t i = 0; i < kCount + 1; ++i) sym[i] = static_cast<std::int32_t>(me_ + i);
+    std::uint8_t* const win = comm.window(me_).data;
+    std::memset(win, 0x5a, 64);
+    ops::AllReduceGetWorkspaceSize(comm, sym, target, kCount, DataType::Int32, ReduceOp::Sum, &ex);
+    shmem_barrier_all();  // every rank's input is written
+    ops::AllReduce(nullptr, 0, &ex);
+    EXPECT_NE(ex.symmetric_input, 0u);
+    EXPECT_EQ(ex.in_place != nullptr, target == sym);
+    if (target == sym) {
+      EXPECT_EQ(std::count(win, win + 64, 0x5a), 64);
+    }
+    for (std::size_t i = 0; i < kCount; ++i)
+      EXPECT_EQ(target[i], static_cast<std::int32_t>(n * i + n * (n - 1) / 2)) << i;
+    shmem_barrier_all();  // nobody reads sym any more
+  }
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(n) * n, 1);
   EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, sym, sym + n - 1, counts.data(), DataType::Int32, &ex); }),
               HasSubstr("overlap"));

@@ -15,9 +15,10 @@
 // operator / library (the cost of the staging), and the operator's algorithm
 // and bus bandwidth (the nccl-tests convention). Every result is checked.
 //
-// The operator runs twice: on an input in ordinary memory (staged through
-// the window) and on the symmetric source the library uses (read in place,
-// NOTE [inputs in place] in src/comm/ops.cpp: "op sym").
+// The operator runs twice: on an input and output in ordinary memory
+// (staged through the window) and on symmetric buffers as the library's
+// (the input read in place, NOTE [inputs in place] in src/comm/ops.cpp:
+// "op sym").
 //
 // Two ways to call: "reused" calls back to back on the same input (what
 // OpenSHMEM benchmarks measure: after the first call, the peers hold the
@@ -61,7 +62,8 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
   const std::size_t bytes = max_size * static_cast<std::size_t>(n);
   auto* sym_src = static_cast<std::uint8_t*>(shmem_malloc(bytes));
   auto* sym_dst = static_cast<std::uint8_t*>(shmem_malloc(bytes));
-  if (!sym_src || !sym_dst) {
+  auto* sym_out = static_cast<std::uint8_t*>(shmem_malloc(bytes));  // the output of "op sym"
+  if (!sym_src || !sym_dst || !sym_out) {
     if (me == 0) std::fprintf(stderr, "perf: ops: shmem_malloc of %zu bytes failed (SHMEM_SYMMETRIC_SIZE)\n", bytes);
     return 1;
   }
@@ -81,19 +83,18 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
       // Two plans: the input in ordinary memory (staged through the window)
       // and in the symmetric heap (read in place: NOTE [inputs in place]).
       ops::Executor ex, ex_sym;
-      auto plan = [&](ops::Executor& e, const void* input) {
+      auto plan = [&](ops::Executor& e, const void* input, void* output) {
         switch (which) {
-          case 0: ops::AllGatherGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, &e); break;
+          case 0: ops::AllGatherGetWorkspaceSize(comm, input, output, count, ops::DataType::Int8, &e); break;
           case 1:
-            ops::AllReduceGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Fp32, ops::ReduceOp::Sum,
-                                           &e);
+            ops::AllReduceGetWorkspaceSize(comm, input, output, count, ops::DataType::Fp32, ops::ReduceOp::Sum, &e);
             break;
-          case 2: ops::BroadcastGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, 0, &e); break;
-          case 3: ops::AllToAllGetWorkspaceSize(comm, input, out.data(), count, ops::DataType::Int8, &e); break;
+          case 2: ops::BroadcastGetWorkspaceSize(comm, input, output, count, ops::DataType::Int8, 0, &e); break;
+          case 3: ops::AllToAllGetWorkspaceSize(comm, input, output, count, ops::DataType::Int8, &e); break;
         }
       };
-      plan(ex, in.data());
-      plan(ex_sym, sym_src);
+      plan(ex, in.data(), out.data());
+      plan(ex_sym, sym_src, sym_out);
       auto run_plan = [&](ops::Executor& e) {
         switch (which) {
           case 0: ops::AllGather(nullptr, 0, &e); break;
@@ -150,16 +151,17 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
       }
       // Both plans' results, checked against the library's.
       const std::size_t out_bytes = which == 0 || which == 3 ? size * n : size;
-      auto check = [&] {
-        if (which != 1) return bad += std::memcmp(out.data(), sym_dst, out_bytes) != 0;
+      auto check = [&](const std::uint8_t* got) {
+        if (which != 1) return bad += std::memcmp(got, sym_dst, out_bytes) != 0;
         for (std::uint64_t i = 0; i < count; ++i)
-          bad += reinterpret_cast<const float*>(out.data())[i] != reinterpret_cast<const float*>(sym_dst)[i];
+          bad += reinterpret_cast<const float*>(got)[i] != reinterpret_cast<const float*>(sym_dst)[i];
         return bad;
       };
-      check();  // the last call was the fresh operator's
-      std::memset(out.data(), 0, out_bytes);
+      check(out.data());  // the last call was the fresh operator's
+      std::memset(sym_out, 0, out_bytes);
+      shmem_barrier_all();  // nobody still reads sym_out (a broadcast root's)
       run_plan(ex_sym);
-      check();
+      check(sym_out);
       if (me != 0) continue;
       const double lib_us = median(lib), op_us = median(op), sym_us = median(op_sym),
                    fresh_lib_us = median(fresh_lib), fresh_op_us = median(fresh_op);
@@ -183,6 +185,7 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
                     fresh_op_us / fresh_lib_us, algbw, algbw * factor);
     }
   }
+  shmem_free(sym_out);
   shmem_free(sym_dst);
   shmem_free(sym_src);
   comm.destroy();
