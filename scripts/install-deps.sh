@@ -7,9 +7,12 @@ set -euo pipefail
 
 # clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
 # libopenblas-dev: the BLAS of the fused matmul operators.
-packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev)
+# libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); mpich and openmpi-bin: the
+# launchers the launch tests start jobs with.
+packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev libpmix-dev mpich
+          openmpi-bin)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox)
+  packages+=(libopenmpi-dev libmpich-dev gnuplot-nox)
 fi
 
 missing=()

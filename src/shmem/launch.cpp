@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "bootstrap/launcher.hpp"
 #include "bootstrap/server.hpp"
 #include "core/log.hpp"
 #include "core/wait.hpp"
@@ -51,6 +52,39 @@ void setup_predefined(Runtime& rt) {
   tilecomm_ctx_default = tilecomm_ctx{&tilecomm_team_world, 0};
 }
 
+// Starts the job's rendezvous server in this process (a unique ID, or PE 0
+// of a job a launcher started: NOTE [launchers]) and returns its address.
+std::string start_rendezvous(const Config& cfg) {
+  in_addr a{};
+  if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
+    raise(ErrorCode::InvalidUsage, "TILECOMM_BOOTSTRAP_ADDR='%s' is not an IPv4 address", cfg.bootstrap_addr.c_str());
+  if (g_uid_server && g_uid_server_pid == getpid())
+    raise(ErrorCode::InvalidUsage, "this process made a unique ID already; one job per process");
+  g_uid_server = new bootstrap::Server(a.s_addr);
+  g_uid_server_pid = getpid();
+  return g_uid_server->rendezvous().to_string();
+}
+
+// This PE's number, the job size and the rendezvous, from the launcher that
+// started the process (NOTE [launchers] in src/bootstrap/launcher.cpp).
+LaunchInfo from_launcher(const Config& cfg) {
+  LaunchInfo launch;
+  const bootstrap::Launcher launcher = bootstrap::detect_launcher(cfg.bootstrap);
+  if (launcher == bootstrap::Launcher::Tcrun) {
+    launch.my_pe = static_cast<int>(cfg.rank);
+    launch.n_pes = static_cast<int>(cfg.size);
+    launch.rendezvous = cfg.uniqueid;
+  } else if (launcher != bootstrap::Launcher::Singleton) {
+    const auto session = bootstrap::open_launcher(launcher, cfg.bootstrap_timeout);
+    launch.my_pe = session->rank();
+    launch.n_pes = session->size();
+    const std::string mine = launch.my_pe == 0 && launch.n_pes > 1 ? start_rendezvous(cfg) : "";
+    if (launch.n_pes > 1) launch.rendezvous = session->share_from_rank0("tilecomm-rendezvous", mine);
+    session->finalize();
+  }
+  return launch;
+}
+
 }  // namespace
 
 tilecomm_team* world_team() { return &tilecomm_team_world; }
@@ -64,14 +98,7 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
     Config cfg = Config::load();
     log::set_level(cfg.log_level);
     configure_waits(cfg.spin, cfg.timeout);
-    LaunchInfo launch;
-    if (explicit_launch) {
-      launch = *explicit_launch;
-    } else if (!cfg.uniqueid.empty()) {
-      launch.my_pe = static_cast<int>(cfg.rank);
-      launch.n_pes = static_cast<int>(cfg.size);
-      launch.rendezvous = cfg.uniqueid;
-    }
+    const LaunchInfo launch = explicit_launch ? *explicit_launch : from_launcher(cfg);
     if (launch.n_pes < 1 || launch.my_pe < 0 || launch.my_pe >= launch.n_pes)
       raise(ErrorCode::InvalidUsage, "PE %d of %d is not a valid launch (need 0 <= PE < number of PEs)", launch.my_pe,
             launch.n_pes);
@@ -126,14 +153,7 @@ std::string make_uniqueid() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   Config cfg = Config::load();
   log::set_level(cfg.log_level);
-  in_addr a{};
-  if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
-    raise(ErrorCode::InvalidUsage, "TILECOMM_BOOTSTRAP_ADDR='%s' is not an IPv4 address", cfg.bootstrap_addr.c_str());
-  if (g_uid_server && g_uid_server_pid == getpid())
-    raise(ErrorCode::InvalidUsage, "this process made a unique ID already; one job per process");
-  g_uid_server = new bootstrap::Server(a.s_addr);
-  g_uid_server_pid = getpid();
-  return g_uid_server->rendezvous().to_string();
+  return start_rendezvous(cfg);
 }
 
 }  // namespace tilecomm::shmem

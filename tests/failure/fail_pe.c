@@ -2,8 +2,8 @@
  * scenario chosen by argv[1]; further arguments are ignored (the tests
  * append a unique marker so that they can find leftover processes).
  *
- * Every PE first prints "helper: PE <k> pid <pid>" (k from TILECOMM_RANK,
- * so also before shmem_init) and flushes, so that a test knows the pids.
+ * Every PE first prints "helper: PE <k> pid <pid>" (k from TILECOMM_RANK, or
+ * the launcher's PMI_RANK or PMIX_RANK, so also before shmem_init) and flushes, so that a test knows the pids.
  * A line containing "UNEXPECTED" means a call returned that must not have;
  * such a PE exits with status 99. */
 #define _GNU_SOURCE
@@ -37,9 +37,12 @@ static void unexpected(const char *what) {
   _exit(99);
 }
 
+/* This PE's number as its launcher set it: tcrun, MPICH's hydra or PMIx. */
 static int env_rank(void) {
-  const char *r = getenv("TILECOMM_RANK");
-  return r ? atoi(r) : -1;
+  const char *names[] = {"TILECOMM_RANK", "PMI_RANK", "PMIX_RANK"};
+  for (int i = 0; i < 3; ++i)
+    if (getenv(names[i])) return atoi(getenv(names[i]));
+  return -1;
 }
 
 /* Blocks in shmem_long_wait_until on a variable nobody changes. */

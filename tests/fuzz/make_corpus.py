@@ -92,6 +92,25 @@ def uniqueid_seeds():
     }
 
 
+def pmi_seeds():
+    # The PE (first byte), then the launcher's answers in order.
+    init = (b"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
+            b"cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n"
+            b"cmd=my_kvsname kvsname=kvs_77_0\n")
+    get = b"cmd=barrier_out\ncmd=get_result rc=0 msg=success value=tcp://127.0.0.1:4000/00ff\n"
+    return {
+        "pe0": b"\0" + init + b"cmd=put_result rc=0 msg=success\n" + get + b"cmd=finalize_ack\n",
+        "pe1": b"\1" + init + get + b"cmd=finalize_ack\n",
+        "init_refused": b"\1cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1\n",
+        "wrong_answer": b"\1cmd=barrier_out\n",
+        "no_value": b"\1" + init + b"cmd=barrier_out\ncmd=get_result rc=0\n",
+        "small_vallen": b"\0" + init.replace(b"vallen_max=1024", b"vallen_max=8"),
+        "truncated": b"\1" + init[:40],
+        "no_newline": b"\1cmd=response_to_init rc=0",
+        "empty_words": b"\1cmd=response_to_init  rc=0 = ==x\n" + init[58:],
+    }
+
+
 def config_seeds():
     # A line's first byte picks the variable by its index in config_table.def.
     def line(var, value):
@@ -120,7 +139,8 @@ def config_seeds():
 
 def main():
     for target, seeds in (("fuzz_server", server_seeds()), ("fuzz_client", client_seeds()),
-                          ("fuzz_uniqueid", uniqueid_seeds()), ("fuzz_config", config_seeds())):
+                          ("fuzz_uniqueid", uniqueid_seeds()), ("fuzz_config", config_seeds()),
+                          ("fuzz_pmi", pmi_seeds())):
         d = os.path.join(HERE, "corpus", target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():

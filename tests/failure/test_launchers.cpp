@@ -1,0 +1,86 @@
+// Jobs that MPICH's hydra (PMI-1) and OpenMPI's mpirun (PMIx) start instead
+// of tcrun (NOTE [launchers] in src/bootstrap/launcher.cpp): a PE killed in
+// a barrier ends the job, every survivor that reports the failure names the
+// dead PE, and nothing of the job is left; a launcher forced by
+// TILECOMM_BOOTSTRAP without its environment is a clear error.
+#include "fixture.hpp"
+
+using namespace tcfail;
+
+namespace {
+
+struct Launcher : JobTest {
+  // `launcher` ("hydra" or "openmpi") -n N tc_fail_pe helper_args... <marker>
+  static Result job(const std::string& launcher, int n, const std::vector<std::string>& helper_args,
+                    Options opts = {}) {
+    const std::string marker = new_marker();
+    std::vector<std::string> argv;
+    if (launcher == "hydra") argv = {TC_MPIRUN_MPICH, "-n", std::to_string(n)};
+    else argv = {TC_MPIRUN_OPENMPI, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(n)};
+    argv.push_back(TC_FAIL_PE);
+    argv.insert(argv.end(), helper_args.begin(), helper_args.end());
+    argv.push_back(marker);
+    opts.env.push_back("OMPI_MCA_btl=^openib");  // OpenMPI's openib crashes at exit without InfiniBand
+    return run(argv, marker, opts);
+  }
+  static bool installed(const std::string& launcher) {
+    return !std::string(launcher == "hydra" ? TC_MPIRUN_MPICH : TC_MPIRUN_OPENMPI).empty();
+  }
+};
+
+}  // namespace
+
+TEST_F(Launcher, JobsRunUnderHydraAndOpenMpi) {
+  for (const std::string launcher : {"hydra", "openmpi"}) {
+    if (!installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)";
+    Result r = job(launcher, 3, {"plain"});
+    ASSERT_ENDED(r);
+    EXPECT_EQ(r.exit_code(), 0) << launcher << r;
+    for (int pe = 0; pe < 3; ++pe)
+      EXPECT_THAT(r.out, HasSubstr("helper: PE " + std::to_string(pe) + " of 3 ran")) << launcher << r;
+    EXPECT_NOTHING_LEFT(r);
+  }
+}
+
+TEST_F(Launcher, APeKilledInABarrierEndsTheJob) {
+  for (const std::string launcher : {"hydra", "openmpi"}) {
+    if (!installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)";
+    Result r = job(launcher, 3, {"kill-in-barrier"}, survivors_leave_by_themselves());
+    ASSERT_ENDED(r);
+    EXPECT_FALSE(r.exited() && r.exit_code() == 0) << launcher << ": the job must fail" << r;
+    const int pid1 = helper_pid(r, 1);
+    ASSERT_GT(pid1, 0) << launcher << r;
+    // The launcher may end the survivors itself once PE 1 died; every one
+    // that reported the failure first names PE 1.
+    for (const std::string& line : lines_with(r.err, {"because the job failed"}))
+      EXPECT_THAT(line, HasSubstr("PE 1 (pid " + std::to_string(pid1))) << launcher << r;
+    EXPECT_NO_UNEXPECTED(r);
+    EXPECT_NOTHING_LEFT(r);
+  }
+}
+
+TEST_F(Launcher, AForcedLauncherNeedsItsEnvironment) {
+  const struct {
+    const char* name;
+    const char* missing;
+  } cases[] = {{"pmi", "PMI_FD"}, {"pmix", "PMIX_NAMESPACE"}, {"tcrun", "TILECOMM_UNIQUEID"}};
+  for (const auto& c : cases) {
+    Options o;
+    o.env = {std::string("TILECOMM_BOOTSTRAP=") + c.name};
+    const std::string marker = new_marker();
+    Result r = run({TC_FAIL_PE, "plain", marker}, marker, o);
+    ASSERT_ENDED(r);
+    EXPECT_EQ(r.exit_code(), 1) << r;
+    EXPECT_THAT(lines_with(r.err, {"shmem_init", std::string("TILECOMM_BOOTSTRAP=") + c.name, c.missing}), SizeIs(1))
+        << r;
+    EXPECT_THAT(r.out, Not(HasSubstr("ran"))) << r;
+    EXPECT_NOTHING_LEFT(r);
+  }
+  Options o;
+  o.env = {"TILECOMM_BOOTSTRAP=slurm"};
+  const std::string marker = new_marker();
+  Result r = run({TC_FAIL_PE, "plain", marker}, marker, o);
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 1) << r;
+  EXPECT_THAT(lines_with(r.err, {"TILECOMM_BOOTSTRAP=slurm", "auto, tcrun, uid, pmi or pmix"}), SizeIs(1)) << r;
+}
