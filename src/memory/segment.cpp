@@ -90,7 +90,11 @@ Segment::~Segment() {
   if (fd_ >= 0) close(fd_);
 }
 
-SegmentKey Segment::key() const { return SegmentKey{static_cast<std::int32_t>(getpid()), fd_, size_}; }
+SegmentKey Segment::key() const {
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) raise(ErrorCode::System, "cannot stat a shared segment: %s", errno_text(errno).c_str());
+  return SegmentKey{static_cast<std::int32_t>(getpid()), fd_, size_, st.st_dev, st.st_ino};
+}
 
 int Segment::back(std::size_t offset, std::size_t len) const {
   if (len == 0) return 0;
@@ -105,10 +109,22 @@ int Segment::back(std::size_t offset, std::size_t len) const {
 void* Segment::map_peer(const SegmentKey& key, int peer_pe) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/fd/%d", key.pid, key.fd);
+  // PEs that share a host key (NOTE [host key] in shmem/runtime.cpp) but
+  // not a PID namespace see other processes at that pid, or none.
+  const char* hint = "PEs that do not share memory (other machines, containers or PID namespaces) need different "
+                     "TILECOMM_HOST_ID values";
   int fd = open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0)
     raise(ErrorCode::System, "cannot open PE %d's shared segment %s: %s (PEs of one host must run as the same user, "
-          "with /proc not mounted hidepid)", peer_pe, path, errno_text(errno).c_str());
+          "with /proc not mounted hidepid; %s)", peer_pe, path, errno_text(errno).c_str(), hint);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_dev != key.dev || st.st_ino != key.inode) {
+    close(fd);
+    raise(ErrorCode::System, "%s is not PE %d's shared segment (device %llu inode %llu, expected %llu and %llu): PE %d "
+          "runs in another PID namespace or on another machine; %s", path, peer_pe,
+          static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino),
+          static_cast<unsigned long long>(key.dev), static_cast<unsigned long long>(key.inode), peer_pe, hint);
+  }
   void* p = mmap(nullptr, key.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   int err = errno;
   close(fd);

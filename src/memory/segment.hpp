@@ -20,6 +20,7 @@ struct SegmentKey {
   std::int32_t pid = 0;
   std::int32_t fd = -1;
   std::uint64_t size = 0;
+  std::uint64_t dev = 0, inode = 0;  // the file's identity: map_peer checks it opened that file
 };
 
 class Segment {

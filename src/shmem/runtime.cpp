@@ -1,10 +1,12 @@
 #include "shmem/runtime.hpp"
 
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdio>
 #include <cstring>
 
 #include "core/log.hpp"
@@ -22,7 +24,8 @@ struct PeerInfo {
   memory::SegmentKey heap;
   memory::SegmentKey data;
   std::int32_t cpus;  // CPUs the job may use, as this PE sees them
-  char host[64];
+  char host[64];      // the host name, for messages
+  char host_key[80];  // NOTE [host key]
   char coll[224];     // the collective settings every PE must share (coll_settings)
 };
 
@@ -33,6 +36,28 @@ std::string coll_settings(const Config& c) {
                    static_cast<int>(c.coll_load_store), c.coll_broadcast.c_str(), c.coll_collect.c_str(),
                    c.coll_fcollect.c_str(), c.coll_alltoall.c_str(), c.coll_alltoalls.c_str(), c.coll_reduce.c_str(),
                    c.coll_reduce_scatter.c_str(), c.coll_alltoallv.c_str());
+}
+
+// NOTE [host key] PEs share memory when they share a host key: the kernel's
+// boot id and the identity of the network namespace (its inode), so that
+// containers and network namespaces of one machine count as hosts of their
+// own, or TILECOMM_HOST_ID when set (any text: PEs with equal values are one
+// host). Host names are for messages only; two machines may share one.
+// PEs that claim one host but cannot map each other's memory fail at init
+// with a message naming TILECOMM_HOST_ID (Segment::map_peer).
+std::string host_key(const Config& cfg) {
+  if (!cfg.host_id.empty()) return "id:" + cfg.host_id;
+  char boot[64] = {};
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    if (!std::fgets(boot, sizeof boot, f)) boot[0] = 0;
+    std::fclose(f);
+  }
+  boot[std::strcspn(boot, "\n")] = 0;
+  struct stat net {};
+  if (!boot[0] || stat("/proc/self/ns/net", &net) != 0)
+    raise(ErrorCode::System, "cannot tell which host this PE is on (/proc/sys/kernel/random/boot_id and "
+          "/proc/self/ns/net); set TILECOMM_HOST_ID to a name of this host");
+  return strprintf("boot:%s/net:%llu", boot, static_cast<unsigned long long>(net.st_ino));
 }
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the
@@ -73,6 +98,11 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
   gethostname(mine.host, sizeof mine.host - 1);
+  const std::string key = host_key(cfg_);
+  if (key.size() >= sizeof mine.host_key)
+    raise(ErrorCode::InvalidUsage, "TILECOMM_HOST_ID='%s' is longer than %zu characters", cfg_.host_id.c_str(),
+          sizeof mine.host_key - 4);
+  std::memcpy(mine.host_key, key.c_str(), key.size() + 1);
   snprintf(mine.coll, sizeof mine.coll, "%s", coll_settings(cfg_).c_str());
   // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
   mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
@@ -81,7 +111,7 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   std::vector<PeerInfo> all(n_pes_);
   if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
   else all[0] = mine;
-  for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host);
+  for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host_key);
   oversubscribed_ = all[0].cpus > 0 && n_pes_ > all[0].cpus;
   for (int pe = 0; pe < n_pes_; ++pe) {
     if (strcmp(all[pe].coll, mine.coll) != 0)
@@ -89,9 +119,10 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
             "TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE) and PE %d %s; they decide the "
             "algorithms and must be the same on every PE", my_pe_, mine.coll, pe, all[pe].coll);
     if (hosts_[pe] != hosts_[my_pe_])
-      raise(ErrorCode::InvalidUsage, "PE %d runs on host %s and PE %d on %s: this build of tilecomm connects PEs "
-            "of one host only (shared memory); run all PEs on one host", my_pe_, hosts_[my_pe_].c_str(), pe,
-            hosts_[pe].c_str());
+      raise(ErrorCode::InvalidUsage, "PE %d runs on host %s (%s) and PE %d on %s (%s): this build of tilecomm "
+            "connects the PEs of one host only (shared memory); run all PEs on one host (the host key is the boot "
+            "id and network namespace, or TILECOMM_HOST_ID)", my_pe_, mine.host, hosts_[my_pe_].c_str(), pe,
+            all[pe].host, hosts_[pe].c_str());
     shm_->attach(pe, 0, all[pe].heap);
     if (data_.size()) shm_->attach(pe, 1, all[pe].data);
   }

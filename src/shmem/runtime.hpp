@@ -130,6 +130,7 @@ class Runtime {
   char* coll_scratch(int slot) const { return heap_.base() + coll_scratch_offset_ + slot * cfg_.coll_scratch; }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
+  /// Every PE's host key (NOTE [host key] in runtime.cpp): equal keys share memory.
   const std::vector<std::string>& hosts() const { return hosts_; }
   /// More PEs than the CPUs the job may use (as PE 0 sees it, so that every
   /// PE takes the same decisions, e.g. the barrier algorithm).

@@ -269,6 +269,15 @@ static int alloc_mismatch(void) {
 }
 
 /* A program that is fine: used with malformed environment variables. */
+/* Every PE claims a host of its own (TILECOMM_HOST_ID=host<k>), then runs plain(). */
+static int plain(void);
+static int own_host(void) {
+  char id[32];
+  snprintf(id, sizeof id, "host%d", env_rank());
+  setenv("TILECOMM_HOST_ID", id, 1);
+  return plain();
+}
+
 static int plain(void) {
   shmem_init();
   shmem_barrier_all();
@@ -374,6 +383,7 @@ int main(int argc, char **argv) {
   if (!strcmp(s, "heap-exhaustion")) return heap_exhaustion();
   if (!strcmp(s, "alloc-mismatch")) return alloc_mismatch();
   if (!strcmp(s, "plain")) return plain();
+  if (!strcmp(s, "own-host")) return own_host();
   if (!strcmp(s, "global-exit")) return global_exit();
   if (!strcmp(s, "output")) return output();
   if (!strcmp(s, "print-env")) return print_env(argc, argv);

@@ -2,7 +2,8 @@
 // of tcrun (NOTE [launchers] in src/bootstrap/launcher.cpp): a PE killed in
 // a barrier ends the job, every survivor that reports the failure names the
 // dead PE, and nothing of the job is left; a launcher forced by
-// TILECOMM_BOOTSTRAP without its environment is a clear error.
+// TILECOMM_BOOTSTRAP without its environment is a clear error. And hosts:
+// which PEs count as one host (NOTE [host key]).
 #include "fixture.hpp"
 
 using namespace tcfail;
@@ -83,4 +84,36 @@ TEST_F(Launcher, AForcedLauncherNeedsItsEnvironment) {
   ASSERT_ENDED(r);
   EXPECT_EQ(r.exit_code(), 1) << r;
   EXPECT_THAT(lines_with(r.err, {"TILECOMM_BOOTSTRAP=slurm", "auto, tcrun, uid, pmi or pmix"}), SizeIs(1)) << r;
+}
+
+// NOTE [host key] in src/shmem/runtime.cpp: PEs on different hosts stop at
+// init (this build joins the PEs of one host), and PEs that claim one host
+// without sharing memory are told to set TILECOMM_HOST_ID.
+using Hosts = JobTest;
+
+TEST_F(Hosts, PesOnDifferentHostsStopAtInit) {
+  Result r = tcrun(2, {"own-host"});
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 1) << r;
+  EXPECT_THAT(lines_with(r.err, {"shmem_init", "runs on host", "(id:host", "TILECOMM_HOST_ID"}), Not(IsEmpty())) << r;
+  EXPECT_THAT(r.out, Not(HasSubstr("ran"))) << r;
+  EXPECT_NOTHING_LEFT(r);
+}
+
+TEST_F(Hosts, OneHostKeyWithoutSharedMemoryIsAClearError) {
+  // PE 1 in a PID namespace of its own: the same boot id and network
+  // namespace, but PE 0's pid means nothing there.
+  if (system("unshare --pid --fork --mount-proc true >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "cannot create PID namespaces here (unshare --pid needs root or user namespaces)";
+  const std::string marker = new_marker();
+  const std::string pe = std::string(TC_FAIL_PE) + " plain " + marker;
+  Result r = run({TC_TCRUN, "-n", "2", "sh", "-c",
+                  "if [ \"$TILECOMM_RANK\" = 1 ]; then exec unshare --pid --fork --mount-proc " + pe + "; else exec " +
+                      pe + "; fi", marker},
+                 marker);
+  ASSERT_ENDED(r);
+  EXPECT_NE(r.exit_code(), 0) << r;
+  EXPECT_THAT(lines_with(r.err, {"shmem_init", "shared segment", "TILECOMM_HOST_ID"}), Not(IsEmpty())) << r;
+  EXPECT_THAT(r.out, Not(HasSubstr("ran"))) << r;
+  EXPECT_NOTHING_LEFT(r);
 }
