@@ -92,8 +92,8 @@ void Client::allgather(const void* mine, std::size_t len, void* all, double time
     if (r == 0)
       raise(ErrorCode::Timeout, "PE %d waited %g s at shmem_init for the other PEs of a %d-PE job to join at %s "
             "(TILECOMM_BOOTSTRAP_TIMEOUT); did every PE start?", rank_, timeout_s, size_, where_.c_str());
-    if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (the launcher or the PE "
-                     "that made the unique ID died)", rank_, where_.c_str());
+    if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (its host died: "
+                     "tcrun, the process that made the unique ID, or PE 0 of a job mpirun or srun started)", rank_, where_.c_str());
     ServerMsg m = decode_server_msg(h, body, len * size_);
     switch (m.kind) {
       case ServerMsg::AllgatherResult:
@@ -124,8 +124,8 @@ void Client::watch(double grace) {
     int r = recv_msg(fd_, h, body, -1);
     if (finalizing_) return;
     if (r < 0)
-      return on_abort(strprintf("lost the connection to the rendezvous server at %s (the launcher, or the PE "
-                                "that made the unique ID, died)", where_.c_str()), grace);
+      return on_abort(strprintf("lost the connection to the rendezvous server at %s (its host died: "
+                                "tcrun, the process that made the unique ID, or PE 0 of a job mpirun or srun started)", where_.c_str()), grace);
     ServerMsg m = decode_server_msg(h, body, 0);
     switch (m.kind) {
       case ServerMsg::Abort: return on_abort(m.text, grace);

@@ -14,6 +14,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,6 +67,7 @@ class Pmi final : public LauncherService {
     request("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init");
     const auto maxes = request("cmd=get_maxes", "maxes");
     vallen_max_ = std::strtoul(field(maxes, "vallen_max").c_str(), nullptr, 10);
+    if (vallen_max_ == 0) raise(ErrorCode::Transport, "%s: get_maxes gave no vallen_max", kWho);
     kvs_ = field(request("cmd=get_my_kvsname", "my_kvsname"), "kvsname");
   }
 
@@ -99,7 +101,8 @@ class Pmi final : public LauncherService {
   Reply request(const std::string& command, const char* expect) {
     const std::string line = command + "\n";
     for (std::size_t sent = 0; sent < line.size();) {
-      const ssize_t w = ::write(fd_, line.data() + sent, line.size() - sent);
+      ssize_t w = ::send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);  // no SIGPIPE
+      if (w < 0 && errno == ENOTSOCK) w = ::write(fd_, line.data() + sent, line.size() - sent);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) raise(ErrorCode::Transport, "%s: cannot send '%s' on fd %d: %s", kWho, command.c_str(), fd_,
                         std::strerror(errno));
@@ -158,7 +161,7 @@ class Pmi final : public LauncherService {
 
 class Pmix final : public LauncherService {
  public:
-  Pmix() {
+  explicit Pmix(double timeout_s) : timeout_s_(static_cast<int>(std::max(1.0, timeout_s))) {
     // Global: libpmix loads plugins that resolve its symbols.
     lib_ = dlopen("libpmix.so.2", RTLD_NOW | RTLD_GLOBAL);
     if (!lib_)
@@ -195,17 +198,21 @@ class Pmix final : public LauncherService {
       check(put_(PMIX_GLOBAL, key.c_str(), &v), "PMIx_Put");
       check(commit_(), "PMIx_Commit");
     }
-    pmix_info_t collect;
-    std::memset(&collect, 0, sizeof collect);
-    std::strncpy(collect.key, PMIX_COLLECT_DATA, PMIX_MAX_KEYLEN);
-    collect.value.type = PMIX_BOOL;
-    collect.value.data.flag = true;
+    // Both wait at most TILECOMM_BOOTSTRAP_TIMEOUT: a PE 0 that failed before its put must not hold the others.
+    pmix_info_t info[2];
+    std::memset(info, 0, sizeof info);
+    std::strncpy(info[0].key, PMIX_TIMEOUT, PMIX_MAX_KEYLEN);
+    info[0].value.type = PMIX_INT;
+    info[0].value.data.integer = timeout_s_;
+    std::strncpy(info[1].key, PMIX_COLLECT_DATA, PMIX_MAX_KEYLEN);
+    info[1].value.type = PMIX_BOOL;
+    info[1].value.data.flag = true;
     const pmix_proc_t job = everyone();
-    check(fence_(&job, 1, &collect, 1), "PMIx_Fence");
+    check(fence_(&job, 1, info, 2), "PMIx_Fence (TILECOMM_BOOTSTRAP_TIMEOUT bounds it)");
     pmix_proc_t root = me_;
     root.rank = 0;
     pmix_value_t* v = nullptr;
-    check(get_(&root, key.c_str(), nullptr, 0, &v), ("PMIx_Get(" + key + ")").c_str());
+    check(get_(&root, key.c_str(), info, 1, &v), ("PMIx_Get(" + key + ")").c_str());
     const bool ok = v->type == PMIX_STRING && v->data.string;
     std::string result = ok ? v->data.string : "";
     release(v);
@@ -222,7 +229,7 @@ class Pmix final : public LauncherService {
   template <class F>
   void load(F& f, const char* name) {
     f = reinterpret_cast<F>(dlsym(lib_, name));
-    if (!f) raise(ErrorCode::System, "%s: libpmix.so.2 has no %s; tilecomm needs PMIx 4", kWho, name);
+    if (!f) raise(ErrorCode::System, "%s: libpmix.so.2 has no %s; tilecomm needs PMIx 4.2 or later", kWho, name);
   }
   void check(pmix_status_t rc, const char* what) const {
     if (rc != PMIX_SUCCESS) raise(ErrorCode::Transport, "%s: %s failed: %s", kWho, what, error_string_(rc));
@@ -237,6 +244,7 @@ class Pmix final : public LauncherService {
     return p;
   }
 
+  int timeout_s_;
   void* lib_ = nullptr;
   decltype(&PMIx_Init) init_ = nullptr;
   decltype(&PMIx_Finalize) finalize_ = nullptr;
@@ -284,10 +292,30 @@ std::unique_ptr<LauncherService> open_pmi(int fd, int rank, int size, double tim
 
 std::unique_ptr<LauncherService> open_launcher(Launcher l, double timeout_s) {
   if (l == Launcher::Pmi) {
+    // The session owns PMI_FD: after finalize it closes the socket and
+    // removes PMI_FD, so that a program this PE starts is not taken for a
+    // PE of the launcher's job.
+    struct Owned final : LauncherService {
+      std::unique_ptr<LauncherService> pmi;
+      int fd;
+      int rank() const override { return pmi->rank(); }
+      int size() const override { return pmi->size(); }
+      std::string share_from_rank0(const std::string& k, const std::string& v) override {
+        return pmi->share_from_rank0(k, v);
+      }
+      void finalize() override {
+        pmi->finalize();
+        ::close(fd);
+        unsetenv("PMI_FD");
+      }
+    };
     const char* who = "PMI (MPICH's hydra, PMI_FD)";
-    return open_pmi(env_int("PMI_FD", who), env_int("PMI_RANK", who), env_int("PMI_SIZE", who), timeout_s);
+    auto owned = std::make_unique<Owned>();
+    owned->fd = env_int("PMI_FD", who);
+    owned->pmi = open_pmi(owned->fd, env_int("PMI_RANK", who), env_int("PMI_SIZE", who), timeout_s);
+    return owned;
   }
-  if (l == Launcher::Pmix) return std::make_unique<Pmix>();
+  if (l == Launcher::Pmix) return std::make_unique<Pmix>(timeout_s);
   raise(ErrorCode::InvalidUsage, "the %s launcher has no key-value service", launcher_name(l));
 }
 

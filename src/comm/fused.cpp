@@ -150,7 +150,7 @@ struct Matmul {
   const Executor& ex;
   const W* x2;         // k x n, in W (the caller's, or converted in the workspace)
   const W* bias;       // n, in W, or null
-  W* x1_tile;          // half precision: a tile of x1 rows converted (MatmulReduceScatter, MatmulAllReduce)
+  W* x1_tile;          // half precision: a tile of x1 rows converted
   W* y_tile;           // half precision: a tile of the product before rounding
 };
 

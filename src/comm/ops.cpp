@@ -295,9 +295,9 @@ std::optional<coll::Kind> in_place_kind(const Executor& ex, bool private_outputs
 
 }  // namespace
 
-// A resolved in-place plan's library call (NOTE [inputs in place]).
+// A resolved in-place plan's library call (NOTE [inputs in place]); its
+// Region is the communicator's, named at each run.
 struct InPlaceCall {
-  coll::Region region;
   std::vector<std::uint64_t> counts;  // AllToAllV's matrix, which args.counts names
   coll::Args args;
 };
@@ -338,9 +338,10 @@ void resolve(Executor& ex, const CommArgs& a) {
   }
   if (!kind) return;
   auto call = std::make_shared<InPlaceCall>();
-  call->region = coll::Region{a.peerMems, a.windowBytes};
   call->counts = ex.counts;
-  call->args = args_for(ex, *kind, call->region, shm.symmetric_address(input), ex.output, ex.count, private_outputs);
+  const coll::Region region{a.peerMems, a.windowBytes};
+  call->args = args_for(ex, *kind, region, shm.symmetric_address(input), ex.output, ex.count, private_outputs);
+  call->args.region = nullptr;  // set at each run
   call->args.counts = call->counts.empty() ? nullptr : call->counts.data();
   ex.in_place = std::move(call);
 }
@@ -444,11 +445,14 @@ void run_v(Executor& ex, const CommArgs& a) {
 // A planned call: the in-place library call once the plan has one (NOTE
 // [inputs in place]), else rounds through the window.
 void execute(Executor& ex) {
+  const CommArgs& a = ex.comm->args();  // throws for a destroyed communicator
   if (ex.in_place) {
-    coll::run(ex.comm->team(), ex.in_place->args);
+    const coll::Region region{a.peerMems, a.windowBytes};
+    coll::Args args = ex.in_place->args;
+    args.region = &region;
+    coll::run(ex.comm->team(), args);
     return;
   }
-  const CommArgs& a = ex.comm->args();  // throws for a destroyed communicator
   const bool empty = ex.kind == Kind::AllToAllV ? std::all_of(ex.counts.begin(), ex.counts.end(),
                                                               [](std::uint64_t c) { return c == 0; })
                                                 : ex.count == 0;

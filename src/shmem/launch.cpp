@@ -54,10 +54,15 @@ void setup_predefined(Runtime& rt) {
 
 // Starts the job's rendezvous server in this process (a unique ID, or PE 0
 // of a job a launcher started: NOTE [launchers]) and returns its address.
-std::string start_rendezvous(const Config& cfg) {
+in_addr rendezvous_addr(const Config& cfg) {
   in_addr a{};
   if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
     raise(ErrorCode::InvalidUsage, "TILECOMM_BOOTSTRAP_ADDR='%s' is not an IPv4 address", cfg.bootstrap_addr.c_str());
+  return a;
+}
+
+std::string start_rendezvous(const Config& cfg) {
+  const in_addr a = rendezvous_addr(cfg);
   if (g_uid_server && g_uid_server_pid == getpid())
     raise(ErrorCode::InvalidUsage, "this process made a unique ID already; one job per process");
   g_uid_server = new bootstrap::Server(a.s_addr);
@@ -75,6 +80,7 @@ LaunchInfo from_launcher(const Config& cfg) {
     launch.n_pes = static_cast<int>(cfg.size);
     launch.rendezvous = cfg.uniqueid;
   } else if (launcher != bootstrap::Launcher::Singleton) {
+    rendezvous_addr(cfg);  // checked on every PE, so that a bad one fails them all alike
     const auto session = bootstrap::open_launcher(launcher, cfg.bootstrap_timeout);
     launch.my_pe = session->rank();
     launch.n_pes = session->size();

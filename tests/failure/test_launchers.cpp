@@ -31,33 +31,52 @@ struct Launcher : JobTest {
 
 }  // namespace
 
-TEST_F(Launcher, JobsRunUnderHydraAndOpenMpi) {
-  for (const std::string launcher : {"hydra", "openmpi"}) {
-    if (!installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)";
-    Result r = job(launcher, 3, {"plain"});
-    ASSERT_ENDED(r);
-    EXPECT_EQ(r.exit_code(), 0) << launcher << r;
-    for (int pe = 0; pe < 3; ++pe)
-      EXPECT_THAT(r.out, HasSubstr("helper: PE " + std::to_string(pe) + " of 3 ran")) << launcher << r;
-    EXPECT_NOTHING_LEFT(r);
-  }
+// A 3-PE job runs and ends cleanly.
+void expect_job_runs(const std::string& launcher) {
+  Result r = Launcher::job(launcher, 3, {"plain"});
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 0) << launcher << r;
+  for (int pe = 0; pe < 3; ++pe)
+    EXPECT_THAT(r.out, HasSubstr("helper: PE " + std::to_string(pe) + " of 3 ran")) << launcher << r;
+  EXPECT_NOTHING_LEFT(r);
 }
 
-TEST_F(Launcher, APeKilledInABarrierEndsTheJob) {
-  for (const std::string launcher : {"hydra", "openmpi"}) {
-    if (!installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)";
-    Result r = job(launcher, 3, {"kill-in-barrier"}, survivors_leave_by_themselves());
-    ASSERT_ENDED(r);
-    EXPECT_FALSE(r.exited() && r.exit_code() == 0) << launcher << ": the job must fail" << r;
-    const int pid1 = helper_pid(r, 1);
-    ASSERT_GT(pid1, 0) << launcher << r;
-    // The launcher may end the survivors itself once PE 1 died; every one
-    // that reported the failure first names PE 1.
-    for (const std::string& line : lines_with(r.err, {"because the job failed"}))
-      EXPECT_THAT(line, HasSubstr("PE 1 (pid " + std::to_string(pid1))) << launcher << r;
-    EXPECT_NO_UNEXPECTED(r);
-    EXPECT_NOTHING_LEFT(r);
-  }
+// PE 1 dies by SIGKILL in a barrier of a 3-PE job.
+void expect_kill_ends_job(const std::string& launcher) {
+  Result r = Launcher::job(launcher, 3, {"kill-in-barrier"}, JobTest::survivors_leave_by_themselves());
+  ASSERT_ENDED(r);
+  EXPECT_FALSE(r.exited() && r.exit_code() == 0) << launcher << ": the job must fail" << r;
+  const int pid1 = helper_pid(r, 1);
+  ASSERT_GT(pid1, 0) << launcher << r;
+  // The launcher may end the survivors itself once PE 1 died; every one
+  // that reported the failure first names PE 1.
+  for (const std::string& line : lines_with(r.err, {"because the job failed"}))
+    EXPECT_THAT(line, HasSubstr("PE 1 (pid " + std::to_string(pid1))) << launcher << r;
+  EXPECT_NO_UNEXPECTED(r);
+  EXPECT_NOTHING_LEFT(r);
+}
+
+#define SKIP_UNLESS_INSTALLED(launcher) \
+  if (!Launcher::installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)"
+
+TEST_F(Launcher, AJobRunsUnderHydra) {
+  SKIP_UNLESS_INSTALLED("hydra");
+  expect_job_runs("hydra");
+}
+
+TEST_F(Launcher, AJobRunsUnderOpenMpi) {
+  SKIP_UNLESS_INSTALLED("openmpi");
+  expect_job_runs("openmpi");
+}
+
+TEST_F(Launcher, APeKilledUnderHydraEndsTheJob) {
+  SKIP_UNLESS_INSTALLED("hydra");
+  expect_kill_ends_job("hydra");
+}
+
+TEST_F(Launcher, APeKilledUnderOpenMpiEndsTheJob) {
+  SKIP_UNLESS_INSTALLED("openmpi");
+  expect_kill_ends_job("openmpi");
 }
 
 TEST_F(Launcher, AForcedLauncherNeedsItsEnvironment) {
