@@ -56,8 +56,9 @@ void expect_kill_ends_job(const std::string& launcher) {
   EXPECT_NOTHING_LEFT(r);
 }
 
-#define SKIP_UNLESS_INSTALLED(launcher) \
-  if (!Launcher::installed(launcher)) GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)"
+#define SKIP_UNLESS_INSTALLED(launcher)                                              \
+  if (!Launcher::installed(launcher))                                                \
+  GTEST_SKIP() << launcher << " is not installed (scripts/install-deps.sh installs it)"
 
 TEST_F(Launcher, AJobRunsUnderHydra) {
   SKIP_UNLESS_INSTALLED("hydra");
