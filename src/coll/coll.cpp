@@ -37,7 +37,7 @@ constexpr std::size_t kAny = SIZE_MAX;
 // "Collectives"). The reductions that read every member's whole vector
 // (scratch, oneshot) stop at 8 members, where rsag's division of the work
 // reads less per member (not measured: this host has 2 CPUs). When the job
-// has more PEs than CPUs (Runtime::oversubscribed(), as PE 0 sees it, so
+// has more PEs than CPUs (Runtime::oversubscribed(), from every PE's CPUs, so
 // the same on every PE) the scratch rows serve every call that fits a slot:
 // 4 PEs on 2 CPUs, 2 KiB per PE, scratch against pull: broadcast 0.51
 // against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. The tree

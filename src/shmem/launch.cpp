@@ -125,8 +125,9 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
       on_exit([](int status, void*) { if (status == 0) finalize(); }, nullptr);
     }
     if (cfg.info && launch.my_pe == 0) print_info(cfg);
-    TC_LOG(Debug, "init", "PE %d of %d ready (heap %s)", launch.my_pe, launch.n_pes,
-           format_size(cfg.symmetric_size).c_str());
+    TC_LOG(Debug, "init", "PE %d of %d ready (heap %s, %s)", launch.my_pe, launch.n_pes,
+           format_size(cfg.symmetric_size).c_str(),
+           g_runtime->oversubscribed() ? "oversubscribed: more PEs than CPUs" : "at most one PE per CPU");
   } catch (const Error& e) {
     fatal_error(call, e);
   }

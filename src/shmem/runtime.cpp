@@ -23,7 +23,8 @@ namespace {
 struct PeerInfo {
   memory::SegmentKey heap;
   memory::SegmentKey data;
-  std::int32_t cpus;  // CPUs the job may use, as this PE sees them
+  std::int32_t cpus;  // TILECOMM_JOB_CPUS (tcrun's count of the job's CPUs), or 0
+  std::uint64_t cpu_mask[16];  // the CPUs this PE may run on (CPUs 0-1023)
   char host[64];      // the host name, for messages
   char host_key[80];  // NOTE [host key]
   char coll[224];     // the collective settings every PE must share (coll_settings)
@@ -107,12 +108,25 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
   mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
   cpu_set_t cpus;
-  if (mine.cpus == 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0) mine.cpus = CPU_COUNT(&cpus);
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+    for (int c = 0; c < 1024 && c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &cpus)) mine.cpu_mask[c / 64] |= std::uint64_t{1} << (c % 64);
   std::vector<PeerInfo> all(n_pes_);
   if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
   else all[0] = mine;
   for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host_key);
-  oversubscribed_ = all[0].cpus > 0 && n_pes_ > all[0].cpus;
+  // More PEs than CPUs: tcrun's count, or the CPUs any PE may run on (a
+  // launcher that binds each PE to its own CPU leaves each with one). The
+  // same on every PE: it chooses collective algorithms.
+  int job_cpus = all[0].cpus;
+  if (job_cpus == 0) {
+    std::uint64_t any[16] = {};
+    for (const PeerInfo& p : all)
+      for (int w = 0; w < 16; ++w) any[w] |= p.cpu_mask[w];
+    for (std::uint64_t w : any) job_cpus += __builtin_popcountll(w);
+  }
+  oversubscribed_ = job_cpus > 0 && n_pes_ > job_cpus;
   for (int pe = 0; pe < n_pes_; ++pe) {
     if (strcmp(all[pe].coll, mine.coll) != 0)
       raise(ErrorCode::InvalidUsage, "PE %d has the collective settings %s (TILECOMM_COLL_SCRATCH, then "

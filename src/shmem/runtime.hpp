@@ -132,8 +132,9 @@ class Runtime {
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   /// Every PE's host key (NOTE [host key] in runtime.cpp): equal keys share memory.
   const std::vector<std::string>& hosts() const { return hosts_; }
-  /// More PEs than the CPUs the job may use (as PE 0 sees it, so that every
-  /// PE takes the same decisions, e.g. the barrier algorithm).
+  /// More PEs than the CPUs the job may use (tcrun's count, or the union of
+  /// the PEs' affinity masks: the same on every PE, so that every PE takes
+  /// the same decisions, e.g. the barrier algorithm).
   bool oversubscribed() const { return oversubscribed_; }
 
   /// Collective allocation over all PEs (shmem_malloc family); see alloc.cpp.

@@ -4,6 +4,8 @@
 // dead PE, and nothing of the job is left; a launcher forced by
 // TILECOMM_BOOTSTRAP without its environment is a clear error. And hosts:
 // which PEs count as one host (NOTE [host key]).
+#include <sched.h>
+
 #include "fixture.hpp"
 
 using namespace tcfail;
@@ -136,4 +138,19 @@ TEST_F(Hosts, OneHostKeyWithoutSharedMemoryIsAClearError) {
   EXPECT_THAT(lines_with(r.err, {"shmem_init", "shared segment", "TILECOMM_HOST_ID"}), Not(IsEmpty())) << r;
   EXPECT_THAT(r.out, Not(HasSubstr("ran"))) << r;
   EXPECT_NOTHING_LEFT(r);
+}
+
+// OpenMPI's mpirun binds each of 2 PEs to a CPU of its own: the job is not
+// oversubscribed although each PE sees one CPU (Runtime::oversubscribed
+// counts the CPUs of every PE). Needs 2 CPUs.
+TEST_F(Launcher, PesBoundToOneCpuEachAreNotOversubscribed) {
+  SKIP_UNLESS_INSTALLED("openmpi");
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Options o;
+  o.env = {"TILECOMM_LOG_LEVEL=debug"};
+  Result r = job("openmpi", 2, {"plain"}, o);
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 0) << r;
+  EXPECT_THAT(lines_with(r.err, {"ready", "at most one PE per CPU"}), SizeIs(2)) << r;
 }
