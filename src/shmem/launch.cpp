@@ -52,8 +52,7 @@ void setup_predefined(Runtime& rt) {
   tilecomm_ctx_default = tilecomm_ctx{&tilecomm_team_world, 0};
 }
 
-// Starts the job's rendezvous server in this process (a unique ID, or PE 0
-// of a job a launcher started: NOTE [launchers]) and returns its address.
+// TILECOMM_BOOTSTRAP_ADDR, the address the rendezvous server listens on.
 in_addr rendezvous_addr(const Config& cfg) {
   in_addr a{};
   if (inet_pton(AF_INET, cfg.bootstrap_addr.c_str(), &a) != 1)
@@ -61,6 +60,8 @@ in_addr rendezvous_addr(const Config& cfg) {
   return a;
 }
 
+// Starts the job's rendezvous server in this process (a unique ID, or PE 0
+// of a job a launcher started: NOTE [launchers]) and returns its address.
 std::string start_rendezvous(const Config& cfg) {
   const in_addr a = rendezvous_addr(cfg);
   if (g_uid_server && g_uid_server_pid == getpid())
