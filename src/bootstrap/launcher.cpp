@@ -61,7 +61,8 @@ int env_int(const char* name, const char* launcher) {
 
 class Pmi final : public LauncherService {
  public:
-  Pmi(int fd, int rank, int size, double timeout_s) : timeout_s_(timeout_s), fd_(fd), rank_(rank), size_(size) {
+  Pmi(int fd, int rank, int size, double timeout_s, bool owns_fd)
+      : timeout_s_(timeout_s), fd_(fd), rank_(rank), size_(size), owns_fd_(owns_fd) {
     if (size_ < 1 || rank_ < 0 || rank_ >= size_)
       raise(ErrorCode::InvalidUsage, "%s: PMI_RANK=%d is not a rank of a job of PMI_SIZE=%d", kWho, rank_, size_);
     request("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init");
@@ -85,7 +86,14 @@ class Pmi final : public LauncherService {
     return field(request("cmd=get kvsname=" + kvs_ + " key=" + key, "get_result"), "value");
   }
 
-  void finalize() override { request("cmd=finalize", "finalize_ack"); }
+  // Owning PMI_FD, the session closes it and removes PMI_FD, so that a
+  // program this PE starts is not taken for a PE of the launcher's job.
+  void finalize() override {
+    request("cmd=finalize", "finalize_ack");
+    if (!owns_fd_) return;
+    ::close(fd_);
+    unsetenv("PMI_FD");
+  }
 
  private:
   static constexpr const char* kWho = "PMI (MPICH's hydra, PMI_FD)";
@@ -154,6 +162,7 @@ class Pmi final : public LauncherService {
 
   double timeout_s_;
   int fd_ = -1, rank_ = 0, size_ = 1;
+  bool owns_fd_;
   std::size_t vallen_max_ = 0;
   std::string kvs_, pending_;
 };
@@ -288,33 +297,14 @@ Launcher detect_launcher(const std::string& forced) {
 }
 
 std::unique_ptr<LauncherService> open_pmi(int fd, int rank, int size, double timeout_s) {
-  return std::make_unique<Pmi>(fd, rank, size, timeout_s);
+  return std::make_unique<Pmi>(fd, rank, size, timeout_s, false);
 }
 
 std::unique_ptr<LauncherService> open_launcher(Launcher l, double timeout_s) {
   if (l == Launcher::Pmi) {
-    // The session owns PMI_FD: after finalize it closes the socket and
-    // removes PMI_FD, so that a program this PE starts is not taken for a
-    // PE of the launcher's job.
-    struct Owned final : LauncherService {
-      std::unique_ptr<LauncherService> pmi;
-      int fd;
-      int rank() const override { return pmi->rank(); }
-      int size() const override { return pmi->size(); }
-      std::string share_from_rank0(const std::string& k, const std::string& v) override {
-        return pmi->share_from_rank0(k, v);
-      }
-      void finalize() override {
-        pmi->finalize();
-        ::close(fd);
-        unsetenv("PMI_FD");
-      }
-    };
     const char* who = "PMI (MPICH's hydra, PMI_FD)";
-    auto owned = std::make_unique<Owned>();
-    owned->fd = env_int("PMI_FD", who);
-    owned->pmi = open_pmi(owned->fd, env_int("PMI_RANK", who), env_int("PMI_SIZE", who), timeout_s);
-    return owned;
+    return std::make_unique<Pmi>(env_int("PMI_FD", who), env_int("PMI_RANK", who), env_int("PMI_SIZE", who),
+                                 timeout_s, true);
   }
   if (l == Launcher::Pmix) return std::make_unique<Pmix>(timeout_s);
   raise(ErrorCode::InvalidUsage, "the %s launcher has no key-value service", launcher_name(l));
