@@ -391,10 +391,8 @@ Executor& start_plan(Executor* ex, Kind kind, Comm& comm, DataType dtype) {
   const char* call = call_of(kind);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
   *ex = Executor{};
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
-    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call, static_cast<unsigned>(dtype));
+  check_type(dtype, kind);
   (void)comm.args();  // throws for a destroyed communicator
-  *ex = Executor{};
   ex->kind = kind;
   ex->comm = &comm;
   ex->dtype = dtype;

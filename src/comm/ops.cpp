@@ -99,6 +99,12 @@ Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_siz
   return *ex;
 }
 
+void check_type(DataType dtype, Executor::Kind kind) {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
+    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call_of(kind),
+          static_cast<unsigned>(dtype));
+}
+
 // NOTE [staging stores] The staged copy follows the library's rule for
 // its own copies (coll::streaming, NOTE [streaming copies]), decided per
 // staged block: ordinary stores below 8 MiB, non-temporal ones from there. Both were measured for
@@ -168,12 +174,6 @@ std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
     case Kind::AllToAll: case Kind::AllToAllV: return usable / (2 * n * e);
     default: return 0;  // the fused operators plan their own rounds (fused.cpp)
   }
-}
-
-void check_type(DataType dtype, Kind kind) {
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
-    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call_of(kind),
-          static_cast<unsigned>(dtype));
 }
 
 std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,

@@ -11,6 +11,8 @@ namespace tilecomm::ops {
 
 /// "tilecomm::ops::AllGather", ...: the operator's name, for messages.
 const char* call_of(Executor::Kind k);
+/// Throws unless `dtype` is one of the DataType values.
+void check_type(DataType dtype, Executor::Kind kind);
 /// The executor, once checked to be planned for `kind` with a large enough workspace.
 Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size);
 
