@@ -1656,5 +1656,6 @@
 #define aclshmemx_sdma_put_nbi shmemx_sdma_put_nbi
 #define aclshmemx_sdma_quiet shmemx_sdma_quiet
 #define aclshmemx_set_attr_uniqueid_args shmemx_set_attr_uniqueid_args
+#define aclshmemx_transport_traffic shmemx_transport_traffic
 
 #endif /* TILECOMM_ACLSHMEM_H */

@@ -48,6 +48,13 @@ void shmemx_sdma_put_nbi(void *dest, const void *source, size_t nbytes, int pe);
 void shmemx_sdma_get_nbi(void *dest, const void *source, size_t nbytes, int pe);
 void shmemx_sdma_quiet(void);
 
+/* Traffic this PE has sent to PE pe (a PE of the job) through transport
+ * `name` since init: operations (puts, gets, AMOs) and their bytes. Counted
+ * for "ucx" (NULL or another name returns -1); returns 0, or -1 when the
+ * transport is not counted or was not started (TILECOMM_TRANSPORTS does not
+ * list it) or pe is out of range. Shows which route the operations took. */
+int shmemx_transport_traffic(const char *name, int pe, uint64_t *ops, uint64_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,9 +8,9 @@ set -euo pipefail
 # clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
 # libopenblas-dev: the BLAS of the fused matmul operators.
 # libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); mpich and openmpi-bin: the
-# launchers the launch tests start jobs with.
+# launchers the launch tests start jobs with. libucx-dev: UCX, the transport between hosts.
 packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev libpmix-dev mpich
-          openmpi-bin)
+          openmpi-bin libucx-dev)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libopenmpi-dev libmpich-dev gnuplot-nox)
 fi

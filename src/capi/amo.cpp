@@ -1,8 +1,12 @@
-// Atomic memory operations: CPU atomics on the target PE's mapped memory.
+// Atomic memory operations: CPU atomics on the target PE's mapped memory,
+// or UCX's atomics for a PE routed to UCX (another host, or by
+// TILECOMM_TRANSPORTS): capi.hpp's Amo.
 //
 // Every AMO is sequentially consistent (std::atomic_ref defaults), which
 // makes them ordered with each other and with fence/quiet without extra
-// work. The fetching _nbi forms complete at once and store the old value.
+// work. Through UCX every AMO waits for its reply, so it too is complete
+// when it returns. The fetching _nbi forms complete at once and store the
+// old value.
 #include "capi/capi.hpp"
 
 using namespace tilecomm;
@@ -11,16 +15,14 @@ using namespace tilecomm::capi;
 namespace {
 
 template <class T>
-inline std::atomic_ref<T> amo(shmem_ctx_t ctx, const T* dest, int pe, const char* call) {
-  T* p = reinterpret_cast<T*>(target(ctx, dest, sizeof(T), pe, call));
-  if (TC_UNLIKELY(reinterpret_cast<std::uintptr_t>(p) % sizeof(T) != 0))
-    usage_error(call, "address %p is not aligned to %zu bytes", static_cast<const void*>(dest), sizeof(T));
-  return std::atomic_ref<T>(*p);
+inline Amo<T> amo(shmem_ctx_t ctx, const T* dest, int pe, const char* call) {
+  shmem::rt(call);
+  return word(shmem::world_pe(checked_ctx(ctx, call), pe, call), const_cast<T*>(dest), call);
 }
 
 template <class T>
 inline T compare_swap(shmem_ctx_t ctx, T* dest, T cond, T value, int pe, const char* call) {
-  amo(ctx, dest, pe, call).compare_exchange_strong(cond, value);
+  (void)amo(ctx, dest, pe, call).compare_exchange_strong(cond, value);
   return cond;  // the old value either way
 }
 

@@ -1,12 +1,15 @@
 // RMA: put, get, their non-blocking and strided forms, and put-with-signal.
 //
-// Puts and gets take the route TILECOMM_TRANSPORTS gives the peer. On the
+// Every operation takes the route TILECOMM_TRANSPORTS gives the peer. On the
 // default, MTE (shared memory), every operation is complete when it returns,
 // so the _nbi forms are the blocking ones and shmem_quiet orders them with a
 // full fence (see transport/shm/shm_transport.hpp, NOTE [ordering]). Routed
-// to SDMA, _nbi forms return once the copy is queued on this PE's engine and
-// shmem_quiet waits for it; blocking forms wait for their copy. Strided
-// forms, single elements (p/g) and put-with-signal always use MTE.
+// to SDMA, puts and gets are posted to this PE's engine: _nbi forms return
+// once the copy is queued and shmem_quiet waits for it; blocking forms wait
+// for their copy; strided forms, single elements (p/g) and put-with-signal
+// still use MTE. Routed to UCX, every operation goes through UCX: puts
+// return once the source may be reused and are delivered at shmem_quiet,
+// gets once the data is here (NOTE [ucx cards]).
 #include "capi/capi.hpp"
 
 using namespace tilecomm;
@@ -14,34 +17,41 @@ using namespace tilecomm::capi;
 
 namespace {
 
-/// A put or get through the SDMA engine (routed by TILECOMM_TRANSPORTS, or a
-/// shmemx_sdma_* call) to world PE `w`, already checked by target(): the
-/// engine copies; blocking forms wait for it.
-void sdma_rma(bool put, int w, void* dest, const void* src, std::size_t bytes, bool wait, const char* call) {
+/// The world PE of `pe` when its route is not MTE (so a transport moves the
+/// bytes), else -1.
+inline int routed(shmem_ctx_t ctx, int pe, const char* call) {
+  if (TC_LIKELY(!g_runtime->routed())) return -1;
+  int w = shmem::world_pe(ctx, pe, call);
+  return g_runtime->route(w) != shmem::Route::Mte ? w : -1;
+}
+/// The same for the operations that only UCX takes over from MTE.
+inline int ucx_routed(shmem_ctx_t ctx, int pe, const char* call) {
+  int w = routed(ctx, pe, call);
+  return w >= 0 && g_runtime->route(w) == shmem::Route::Ucx ? w : -1;
+}
+
+/// A put or get through the transport of world PE `w`'s route (or the SDMA
+/// engine: shmemx_sdma_*), already checked by target(); blocking forms wait
+/// for the engine's copy.
+void routed_rma(bool put, int w, void* dest, const void* src, std::size_t bytes, bool wait, const char* call,
+                bool engine = false) {
   try {
-    auto& dma = g_runtime->dma();
-    if (put) dma.put(w, dest, src, bytes);
-    else dma.get(w, dest, src, bytes);
-    if (wait) dma.quiet();
+    transport::Transport& t = engine ? g_runtime->dma() : g_runtime->transport(w);
+    if (put) t.put(w, dest, src, bytes);
+    else t.get(w, dest, src, bytes);
+    if (wait && (engine || g_runtime->route(w) == shmem::Route::Sdma)) t.quiet();
   } catch (const Error& e) {
     fatal_error(call, e);
   }
 }
 
-/// The world PE of `pe` when puts and gets to it take the SDMA engine, else -1.
-inline int sdma_route(shmem_ctx_t ctx, int pe, const char* call) {
-  if (TC_LIKELY(!g_runtime->any_sdma_route())) return -1;
-  int w = shmem::world_pe(ctx, pe, call);
-  return g_runtime->route(w) == shmem::Route::Sdma ? w : -1;
-}
-
 /// Blocking put (nbi = false) or put_nbi: MTE (memcpy into the peer's
-/// mapping, complete on return) unless the peer is routed to SDMA.
+/// mapping, complete on return) unless the peer is routed elsewhere.
 template <bool nbi = false>
 inline void put_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   char* r = target(ctx, dest, bytes, pe, call);
-  if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(true, w, dest, src, bytes, !nbi, call);
+  if (int w = routed(ctx, pe, call); w >= 0) return routed_rma(true, w, dest, src, bytes, !nbi, call);
   copy_bytes(r, src, bytes);
 }
 
@@ -49,20 +59,24 @@ template <bool nbi = false>
 inline void get_bytes(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
   if (bytes == 0) return void(shmem::rt(call));
   const char* r = target(ctx, src, bytes, pe, call);
-  if (int w = sdma_route(ctx, pe, call); w >= 0) return sdma_rma(false, w, dest, src, bytes, !nbi, call);
+  if (int w = routed(ctx, pe, call); w >= 0) return routed_rma(false, w, dest, src, bytes, !nbi, call);
   copy_bytes(dest, r, bytes);
 }
 
-/// p and g: one element through the mapping (MTE) on every route; an engine
-/// round trip would only add latency to a single load or store.
+/// p and g: one element through the mapping (MTE) unless routed to UCX; an
+/// SDMA engine round trip would only add latency to a single load or store.
 template <class T>
 inline void put_one(shmem_ctx_t ctx, T* dest, T value, int pe, const char* call) {
-  memcpy(target(ctx, dest, sizeof(T), pe, call), &value, sizeof(T));
+  char* r = target(ctx, dest, sizeof(T), pe, call);
+  if (int w = ucx_routed(ctx, pe, call); w >= 0) return routed_rma(true, w, dest, &value, sizeof(T), true, call);
+  memcpy(r, &value, sizeof(T));
 }
 template <class T>
 inline T get_one(shmem_ctx_t ctx, const T* source, int pe, const char* call) {
   T v;
-  memcpy(&v, target(ctx, source, sizeof(T), pe, call), sizeof(T));
+  const char* r = target(ctx, source, sizeof(T), pe, call);
+  if (int w = ucx_routed(ctx, pe, call); w >= 0) routed_rma(false, w, &v, source, sizeof(T), true, call);
+  else memcpy(&v, r, sizeof(T));
   return v;
 }
 
@@ -73,6 +87,7 @@ inline void get_bytes_nbi(shmem_ctx_t ctx, void* dest, const void* src, std::siz
   get_bytes<true>(ctx, dest, src, bytes, pe, call);
 }
 
+/// Strided transfers, element by element (through UCX: one operation each).
 template <std::size_t kBytes>
 void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
           const char* call) {
@@ -80,7 +95,12 @@ void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std:
   if (dst < 1 || sst < 1) usage_error(call, "strides must be positive (dst=%td, sst=%td)", dst, sst);
   char* r = target(ctx, dest, ((n - 1) * dst + 1) * kBytes, pe, call);
   auto* s = static_cast<const char*>(src);
-  for (std::size_t i = 0; i < n; ++i) memcpy(r + i * dst * kBytes, s + i * sst * kBytes, kBytes);
+  const int w = ucx_routed(ctx, pe, call);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (w >= 0) routed_rma(true, w, static_cast<char*>(dest) + i * dst * kBytes, s + i * sst * kBytes, kBytes, true,
+                           call);
+    else memcpy(r + i * dst * kBytes, s + i * sst * kBytes, kBytes);
+  }
 }
 
 template <std::size_t kBytes>
@@ -90,7 +110,12 @@ void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std:
   if (dst < 1 || sst < 1) usage_error(call, "strides must be positive (dst=%td, sst=%td)", dst, sst);
   const char* r = target(ctx, src, ((n - 1) * sst + 1) * kBytes, pe, call);
   auto* d = static_cast<char*>(dest);
-  for (std::size_t i = 0; i < n; ++i) memcpy(d + i * dst * kBytes, r + i * sst * kBytes, kBytes);
+  const int w = ucx_routed(ctx, pe, call);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (w >= 0) routed_rma(false, w, d + i * dst * kBytes, static_cast<const char*>(src) + i * sst * kBytes, kBytes,
+                           true, call);
+    else memcpy(d + i * dst * kBytes, r + i * sst * kBytes, kBytes);
+  }
 }
 
 inline void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
@@ -99,6 +124,14 @@ inline void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t
     usage_error(call, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
   char* r = target(ctx, dest, bytes, pe, call);
   auto* s = reinterpret_cast<std::uint64_t*>(target(ctx, sig, sizeof *sig, pe, call));
+  if (int w = ucx_routed(ctx, pe, call); w >= 0) {
+    try {
+      g_runtime->transport(w).put_signal(w, dest, src, bytes, sig, signal, sig_op == SHMEM_SIGNAL_ADD);
+    } catch (const Error& e) {
+      fatal_error(call, e);
+    }
+    return;
+  }
   copy_bytes(r, src, bytes);
   transport::ShmTransport::store_fence();  // the data is visible before the signal
   std::atomic_ref<std::uint64_t> a(*s);
@@ -247,13 +280,23 @@ SHMEMI_SIZES(TC_STRIDED)
 void shmemx_sdma_put_nbi(void* dest, const void* source, size_t nbytes, int pe) {
   if (nbytes == 0) return void(shmem::rt(__func__));
   (void)target(SHMEM_CTX_DEFAULT, dest, nbytes, pe, __func__);
-  sdma_rma(true, pe, dest, source, nbytes, false, __func__);  // the default context's team is the world
+  routed_rma(true, pe, dest, source, nbytes, false, __func__, true);  // the default context's team is the world
 }
 void shmemx_sdma_get_nbi(void* dest, const void* source, size_t nbytes, int pe) {
   if (nbytes == 0) return void(shmem::rt(__func__));
   (void)target(SHMEM_CTX_DEFAULT, source, nbytes, pe, __func__);
-  sdma_rma(false, pe, dest, source, nbytes, false, __func__);
+  routed_rma(false, pe, dest, source, nbytes, false, __func__, true);
 }
+int shmemx_transport_traffic(const char* name, int pe, uint64_t* ops, uint64_t* bytes) {
+  auto& r = shmem::rt(__func__);
+  transport::UcxTransport* ucx = r.ucx();
+  if (!name || strcmp(name, "ucx") != 0 || !ucx || pe < 0 || pe >= r.n_pes()) return -1;
+  const auto t = ucx->traffic(pe);
+  if (ops) *ops = t.ops;
+  if (bytes) *bytes = t.bytes;
+  return 0;
+}
+
 void shmemx_sdma_quiet(void) {
   auto& r = shmem::rt(__func__);
   try {

@@ -50,12 +50,12 @@ int shmem_n_pes(void) { return shmem::rt("shmem_n_pes").n_pes(); }
 
 int shmem_pe_accessible(int pe) {
   auto& r = shmem::rt("shmem_pe_accessible");
-  return pe >= 0 && pe < r.n_pes() && r.shm().reachable(pe);
+  return pe >= 0 && pe < r.n_pes();  // on this host through shared memory, else UCX
 }
 
 int shmem_addr_accessible(const void* addr, int pe) {
   auto& r = shmem::rt("shmem_addr_accessible");
-  return pe >= 0 && pe < r.n_pes() && r.shm().translate(addr, pe) != nullptr;
+  return pe >= 0 && pe < r.n_pes() && r.shm().is_symmetric(addr);
 }
 
 void* shmem_ptr(const void* dest, int pe) {

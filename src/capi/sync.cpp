@@ -101,6 +101,7 @@ struct Set {
   void check(const char* call) const {
     shmem::rt(call);
     check_cmp(cmp, call);
+    progress();  // a test_* call may be all that lets UCX deliver the peers' updates
     if (n) shmem::check_symmetric(ivars, call);
   }
   // Blocks until pred(); a failure names the first included element not yet satisfied.
@@ -125,6 +126,7 @@ extern "C" {
     shmem::rt(__func__);                                                                                          \
     check_cmp(cmp, __func__);                                                                                     \
     shmem::check_symmetric(ivar, __func__);                                                                       \
+    progress();                                                                                                   \
     return compare(load(ivar), cmp, cmp_value) ? 1 : 0;                                                           \
   }                                                                                                               \
   void shmem_##NAME##_wait_until_all(TYPE* ivars, size_t nelems, const int* status, int cmp, TYPE cmp_value) {   \
@@ -216,6 +218,7 @@ void shmem_wait(long* ivar, long cmp_value) { wait_until(ivar, SHMEM_CMP_NE, cmp
 uint64_t shmem_signal_fetch(const uint64_t* sig_addr) {
   shmem::rt("shmem_signal_fetch");
   shmem::check_symmetric(sig_addr, "shmem_signal_fetch");
+  progress();
   return load(const_cast<uint64_t*>(sig_addr));
 }
 
@@ -277,13 +280,9 @@ void active_set_sync(int start, int log_stride, int size, long* psync, const cha
     if (st != WaitStatus::Done)
       shmem::wait_failed(st, call, psync, strprintf("%d arrivals", size - 1), std::to_string(mine_count.load()));
     mine_count.store(0, std::memory_order_relaxed);
-    for (int i = 1; i < size; ++i) {
-      auto* flag = reinterpret_cast<long*>(shmem::remote(psync + 1, start + i * stride, call));
-      std::atomic_ref<long>(*flag).store(1, std::memory_order_release);
-    }
+    for (int i = 1; i < size; ++i) word(start + i * stride, psync + 1, call).store(1);
   } else {
-    auto* count = reinterpret_cast<long*>(shmem::remote(psync, start, call));
-    std::atomic_ref<long>(*count).fetch_add(1, std::memory_order_acq_rel);
+    word(start, psync, call).fetch_add(1);
     WaitStatus st = wait_for([&] { return mine_release.load(std::memory_order_acquire) != 0; });
     if (st != WaitStatus::Done)
       shmem::wait_failed(st, call, psync + 1, strprintf("release from PE %d", start), "none");
@@ -298,10 +297,8 @@ void active_set_sync(int start, int log_stride, int size, long* psync, const cha
 constexpr int kLockHome = 0;
 constexpr std::uint64_t kTicket = std::uint64_t{1} << 32;
 
-std::atomic_ref<std::uint64_t> lock_word(long* lock, const char* call) {
-  shmem::rt(call);
-  auto* p = reinterpret_cast<std::uint64_t*>(shmem::remote(lock, kLockHome, call));
-  return std::atomic_ref<std::uint64_t>(*p);
+Amo<std::uint64_t> lock_word(long* lock, const char* call) {
+  return word(kLockHome, reinterpret_cast<std::uint64_t*>(lock), call);
 }
 
 }  // namespace
@@ -328,6 +325,7 @@ void shmem_set_lock(long* lock) {
 
 int shmem_test_lock(long* lock) {
   auto word = lock_word(lock, "shmem_test_lock");
+  progress();  // a loop of test_lock may be all that lets UCX deliver the peers' operations
   std::uint64_t v = word.load(std::memory_order_acquire);
   if (static_cast<std::uint32_t>(v >> 32) != static_cast<std::uint32_t>(v)) return 1;  // held or queued
   return word.compare_exchange_strong(v, v + kTicket, std::memory_order_acq_rel) ? 0 : 1;

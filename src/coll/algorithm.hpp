@@ -159,6 +159,8 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
+  /// Every member is on this host (NOTE [host groups]).
+  bool one_host() const;
   template <class T>
   T* mapped(T* local, int member) const {
     if (const Region* r = args.region) {
@@ -169,7 +171,7 @@ class Group {
     return reinterpret_cast<T*>(shm_.translate(local, world(member)));
   }
   transport::ShmTransport& shm_;
-  bool direct_;  // load/store on every member (NOTE [transport verbs]); always for a Region
+  bool direct_ = false;  // load/store on every member (NOTE [transport verbs]); always for a Region
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;

@@ -12,13 +12,23 @@ using transport::AtomicOp;
 thread_local std::vector<int> Group::pending_;
 
 Group::Group(tilecomm_team& team, const Args& a)
-    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store || a.region), team_(&team),
-      start_(team.start), stride_(team.stride), size_(team.size), me_(team.my_pe), tag_(++team.coll.epoch),
-      scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {}
+    : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
+      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
+  direct_ = a.region || (g_runtime->config().coll_load_store && one_host());
+}
 
 Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& a)
-    : args(a), shm_(g_runtime->shm()), direct_(g_runtime->config().coll_load_store), psync_(psync),
-      start_(start), stride_(stride), size_(size), me_(me), tag_(tag) {}
+    : args(a), shm_(g_runtime->shm()), psync_(psync), start_(start), stride_(stride), size_(size), me_(me),
+      tag_(tag) {
+  direct_ = g_runtime->config().coll_load_store && one_host();
+}
+
+bool Group::one_host() const {
+  if (!g_runtime->spans_hosts()) return true;
+  for (int k = 0; k < size_; ++k)
+    if (!g_runtime->local(world(k))) return false;
+  return true;
+}
 
 std::atomic<std::uint64_t>& Group::word(Word w) const {
   if (team_) return g_runtime->control().coll[team_->slot].word[w].value;

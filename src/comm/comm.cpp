@@ -144,10 +144,16 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
     shmem_team_destroy(impl->team);  // collective: every rank found the same problem
     raise(ErrorCode::InvalidUsage, "%s: %s", call, why.c_str());
   };
+  // Windows are memory every rank maps: the operators run on one host.
+  const auto& hosts = g_runtime->hosts();
+  for (int r = 0; r < n && problem.empty(); ++r)
+    if (hosts[team.world(r)] != hosts[team.world(0)])
+      problem = strprintf("rank %d (PE %d) is on another host than rank 0 (PE %d); a communicator's ranks share one "
+                          "host (its windows are load/store memory), so make it from SHMEM_TEAM_SHARED or a team "
+                          "inside it", r, team.world(r), team.world(0));
   if (!problem.empty()) fail_everywhere(problem);
 
-  // Map the windows of the ranks of my host; then every rank reports.
-  const auto& hosts = g_runtime->hosts();
+  // Map the windows of the ranks; then every rank reports.
   const std::string& my_host = hosts[team.world(a.rank)];
   impl->mapped.assign(n, 0);
   std::int64_t map_error = 0;

@@ -77,7 +77,8 @@ void parse(const char* var, const std::string& text, std::vector<TransportKind>&
     std::string name = text.substr(at, end - at);
     if (name == "mte" || name == "shm") out.push_back(TransportKind::Mte);
     else if (name == "sdma") out.push_back(TransportKind::Sdma);
-    else bad(var, text, "a comma-separated list of transports of this build (mte, sdma) in priority order");
+    else if (name == "ucx") out.push_back(TransportKind::Ucx);
+    else bad(var, text, "a comma-separated list of transports of this build (mte, sdma, ucx) in priority order");
     at = end + 1;
   }
 }
@@ -90,7 +91,8 @@ std::string show(const std::string& v) { return v; }
 std::string show(SocProfile v) { return kSocNames[static_cast<int>(v)]; }
 std::string show(const std::vector<TransportKind>& v) {
   std::string s;
-  for (TransportKind t : v) s += std::string(s.empty() ? "" : ",") + (t == TransportKind::Mte ? "mte" : "sdma");
+  static const char* const kNames[] = {"mte", "sdma", "ucx"};
+  for (TransportKind t : v) s += std::string(s.empty() ? "" : ",") + kNames[static_cast<int>(t)];
   return s;
 }
 std::string show(LogLevel v) {

@@ -16,7 +16,7 @@ enum class LogLevel : int { Error = 0, Warn, Info, Debug, Trace };
 /// The accelerator profile kernels are sized for (TILECOMM_SOC).
 enum class SocProfile : int { A2A3 = 0, A5 };
 /// A transport that puts and gets may be routed to (TILECOMM_TRANSPORTS).
-enum class TransportKind : std::uint8_t { Mte = 0, Sdma };
+enum class TransportKind : std::uint8_t { Mte = 0, Sdma, Ucx };
 
 struct Config {
   using Size = std::size_t;

@@ -8,6 +8,7 @@ namespace tilecomm {
 namespace detail {
 WaitParams g_wait;
 std::atomic<bool> g_failed{false};
+std::atomic<void (*)()> g_progress{nullptr};
 
 double now_seconds() noexcept {
   timespec ts;

@@ -5,7 +5,8 @@
 // calling sched_yield() between polls, so that an oversubscribed host (more
 // PEs than cores) keeps moving. Every few polls it also looks at the job's
 // failure state (set when a peer PE dies or the job is aborted) and at the
-// TILECOMM_TIMEOUT deadline, and returns instead of hanging.
+// TILECOMM_TIMEOUT deadline, and returns instead of hanging. With a transport
+// that needs it (UCX), every poll also progresses that transport.
 #pragma once
 
 #include <sched.h>
@@ -32,6 +33,9 @@ struct WaitParams {
 };
 extern WaitParams g_wait;
 extern std::atomic<bool> g_failed;
+/// Called on every poll when set: drives a transport whose data lands only
+/// while this process calls into it (UCX over TCP).
+extern std::atomic<void (*)()> g_progress;
 double now_seconds() noexcept;
 
 inline void cpu_relax() noexcept {
@@ -54,6 +58,12 @@ int process_cpus() noexcept;
 /// before it sleeps: more than one CPU and no oversubscription.
 inline bool may_spin() noexcept { return !oversubscribed() && process_cpus() > 1; }
 
+/// Drives the transport that needs it (detail::g_progress), for calls that
+/// look at memory peers write without waiting (shmem_test, signal_fetch).
+inline void progress() noexcept {
+  if (auto p = detail::g_progress.load(std::memory_order_relaxed)) p();
+}
+
 /// Polls done() until it returns true, the job fails, or the timeout passes.
 template <class Done>
 WaitStatus wait_for(Done&& done) {
@@ -61,6 +71,7 @@ WaitStatus wait_for(Done&& done) {
   const std::uint64_t spin = detail::g_wait.spin;
   double deadline = 0;
   for (std::uint64_t i = 1;; ++i) {
+    progress();
     if (done()) return WaitStatus::Done;
     if (i < spin) {
       detail::cpu_relax();

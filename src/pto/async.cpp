@@ -192,6 +192,9 @@ char* remote_address(const AsyncSession& s, ChannelGroup& g, const Transfer& t, 
     return reject(s, t.call, "the %s [%p, +%zu bytes) is outside the window [%p, +%zu bytes) registered with "
                   "UrmaWorkspaceManager::Init", what, addr, bytes, reinterpret_cast<void*>(ws->window),
                   ws->window_bytes), nullptr;
+  if (!shmem::g_runtime->local(peer))
+    return reject(s, t.call, "the %s: PE %d is on another host; the URMA engine reaches the PEs of this host only "
+                  "(use the OpenSHMEM calls, which take UCX, for PEs of other hosts)", what, peer), nullptr;
   return shm.translate(addr, peer);
 }
 

@@ -29,7 +29,7 @@ static bool agree(Runtime& rt, tilecomm_team& world, const ControlBlock::AllocRe
   bool ok = true;
   for (int pe = 0; pe < rt.n_pes(); ++pe) {
     ControlBlock::AllocRecord other;
-    memcpy(&other, &rt.control(pe).alloc, sizeof other);
+    rt.read(pe, &other, &rt.control().alloc, sizeof other, call);
     if (other.seq != mine.seq || other.op != mine.op || other.size != mine.size || other.align != mine.align ||
         (other.status == 0 && mine.status == 0 && other.offset != mine.offset)) {
       fatal("%s: symmetric allocation mismatch: this PE's call #%llu is %s(size=%llu, align=%llu) but PE %d's is "

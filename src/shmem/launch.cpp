@@ -45,10 +45,25 @@ void setup_predefined(Runtime& rt) {
   tilecomm_team_world.my_pe = rt.my_pe();
   tilecomm_team_world.slot = 0;
   tilecomm_team_world.predefined = true;
-  // TEAM_SHARED: the PEs that share memory with this one. Every PE of a job
-  // is on this host (Runtime checks), so it spans the job, with its own slot.
+  // TEAM_SHARED: the PEs of this host (NOTE [host groups]), with a slot of
+  // its own. A team is a progression of world PEs; a host whose PEs are not
+  // one (an uneven placement) gets one-PE teams, which the specification
+  // allows (every PE of the host computes the same).
   tilecomm_team_shared = tilecomm_team_world;
   tilecomm_team_shared.slot = 1;
+  if (rt.spans_hosts()) {
+    std::vector<int> mine;
+    for (int pe = 0; pe < rt.n_pes(); ++pe)
+      if (rt.local(pe)) mine.push_back(pe);
+    bool progression = mine.size() > 1;
+    for (std::size_t i = 2; i < mine.size() && progression; ++i)
+      progression = mine[i] - mine[i - 1] == mine[1] - mine[0];
+    tilecomm_team& t = tilecomm_team_shared;
+    t.start = progression ? mine[0] : rt.my_pe();
+    t.stride = progression ? mine[1] - mine[0] : 1;
+    t.size = progression ? static_cast<int>(mine.size()) : 1;
+    t.my_pe = t.team_pe(rt.my_pe());
+  }
   tilecomm_ctx_default = tilecomm_ctx{&tilecomm_team_world, 0};
 }
 

@@ -27,8 +27,18 @@ struct PeerInfo {
   std::uint64_t cpu_mask[16];  // the CPUs this PE may run on (CPUs 0-1023)
   char host[64];      // the host name, for messages
   char host_key[80];  // NOTE [host key]
+  char machine[40];   // the boot id: PEs with equal ones share CPUs
   char coll[224];     // the collective settings every PE must share (coll_settings)
+  std::uint8_t ucx;   // UCX started (TILECOMM_TRANSPORTS lists ucx): its card follows
 };
+
+bool lists(const Config& cfg, TransportKind t) {
+  return std::find(cfg.transports.begin(), cfg.transports.end(), t) != cfg.transports.end();
+}
+
+// The UCX transport that wait loops progress (core/wait.hpp).
+transport::UcxTransport* g_ucx = nullptr;
+void progress_ucx() { g_ucx->progress(); }
 
 // The settings that decide collective algorithms: they must be the same on
 // every PE, or members would pick different algorithms and wait forever.
@@ -46,19 +56,37 @@ std::string coll_settings(const Config& c) {
 // host). Host names are for messages only; two machines may share one.
 // PEs that claim one host but cannot map each other's memory fail at init
 // with a message naming TILECOMM_HOST_ID (Segment::map_peer).
-std::string host_key(const Config& cfg) {
-  if (!cfg.host_id.empty()) return "id:" + cfg.host_id;
+//
+// NOTE [host groups] PEs of this host map each other's segments and reach
+// each other as before (shm, or the route TILECOMM_TRANSPORTS gives them);
+// PEs of other hosts are not mapped (ShmTransport::translate gives nullptr,
+// shmem_ptr NULL) and every operation to them takes UCX, which then starts
+// on every PE of the job. SHMEM_TEAM_SHARED is this host's PEs (launch.cpp).
+// The runtime's own words (barrier flags, team-slot masks, allocation
+// records, collective words) go to remote PEs through word_op() and read();
+// a team that spans hosts uses the dissemination barrier (its waits are all
+// on local flags) and its collectives use the transport verbs.
+//
+// The kernel's boot id alone names the machine, whose CPUs every PE on it
+// shares whatever its host key: oversubscription is counted per machine.
+std::string boot_id() {
   char boot[64] = {};
   if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
     if (!std::fgets(boot, sizeof boot, f)) boot[0] = 0;
     std::fclose(f);
   }
   boot[std::strcspn(boot, "\n")] = 0;
+  return boot;
+}
+
+std::string host_key(const Config& cfg) {
+  if (!cfg.host_id.empty()) return "id:" + cfg.host_id;
+  const std::string boot = boot_id();
   struct stat net {};
-  if (!boot[0] || stat("/proc/self/ns/net", &net) != 0)
+  if (boot.empty() || stat("/proc/self/ns/net", &net) != 0)
     raise(ErrorCode::System, "cannot tell which host this PE is on (/proc/sys/kernel/random/boot_id and "
           "/proc/self/ns/net); set TILECOMM_HOST_ID to a name of this host");
-  return strprintf("boot:%s/net:%llu", boot, static_cast<unsigned long long>(net.st_ino));
+  return strprintf("boot:%s/net:%llu", boot.c_str(), static_cast<unsigned long long>(net.st_ino));
 }
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the
@@ -98,12 +126,14 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   PeerInfo mine{};
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
+  mine.ucx = lists(cfg_, TransportKind::Ucx);
   gethostname(mine.host, sizeof mine.host - 1);
   const std::string key = host_key(cfg_);
   if (key.size() >= sizeof mine.host_key)
     raise(ErrorCode::InvalidUsage, "TILECOMM_HOST_ID='%s' is longer than %zu characters", cfg_.host_id.c_str(),
           sizeof mine.host_key - 4);
   std::memcpy(mine.host_key, key.c_str(), key.size() + 1);
+  snprintf(mine.machine, sizeof mine.machine, "%s", boot_id().c_str());
   snprintf(mine.coll, sizeof mine.coll, "%s", coll_settings(cfg_).c_str());
   // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
   mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
@@ -116,29 +146,48 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
   else all[0] = mine;
   for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host_key);
-  // More PEs than CPUs: tcrun's count, or the CPUs any PE may run on (a
-  // launcher that binds each PE to its own CPU leaves each with one). The
-  // same on every PE: it chooses collective algorithms.
-  int job_cpus = all[0].cpus;
-  if (job_cpus == 0) {
-    std::uint64_t any[16] = {};
-    for (const PeerInfo& p : all)
-      for (int w = 0; w < 16; ++w) any[w] |= p.cpu_mask[w];
-    for (std::uint64_t w : any) job_cpus += __builtin_popcountll(w);
-  }
-  oversubscribed_ = job_cpus > 0 && n_pes_ > job_cpus;
   for (int pe = 0; pe < n_pes_; ++pe) {
+    local_.push_back(hosts_[pe] == hosts_[my_pe_]);
+    spans_hosts_ |= !local_[pe];
+  }
+  // More PEs than CPUs on some machine (hosts that are namespaces of one
+  // machine share its CPUs): tcrun's count, or the CPUs any PE of that
+  // machine may run on (a launcher that binds each PE to its own CPU leaves
+  // each with one). The same on every PE: it chooses algorithms.
+  const auto same_machine = [&](int a, int b) { return std::strcmp(all[a].machine, all[b].machine) == 0; };
+  for (int first = 0; first < n_pes_; ++first) {
+    bool seen = false;
+    for (int pe = 0; pe < first && !seen; ++pe) seen = same_machine(pe, first);
+    if (seen) continue;
+    int pes = 0, cpus = all[first].cpus;
+    std::uint64_t any[16] = {};
+    for (int pe = first; pe < n_pes_; ++pe) {
+      if (!same_machine(pe, first)) continue;
+      ++pes;
+      for (int w = 0; w < 16; ++w) any[w] |= all[pe].cpu_mask[w];
+    }
+    if (cpus == 0)
+      for (std::uint64_t w : any) cpus += __builtin_popcountll(w);
+    oversubscribed_ |= cpus > 0 && pes > cpus;
+  }
+  for (int pe = 0; pe < n_pes_; ++pe) {
+    if (all[pe].ucx != mine.ucx && !spans_hosts_)
+      raise(ErrorCode::InvalidUsage, "PE %d %s ucx in TILECOMM_TRANSPORTS and PE %d %s; list it on every PE or on "
+            "none", my_pe_, mine.ucx ? "lists" : "does not list", pe, all[pe].ucx ? "does" : "does not");
     if (strcmp(all[pe].coll, mine.coll) != 0)
       raise(ErrorCode::InvalidUsage, "PE %d has the collective settings %s (TILECOMM_COLL_SCRATCH, then "
             "TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE) and PE %d %s; they decide the "
             "algorithms and must be the same on every PE", my_pe_, mine.coll, pe, all[pe].coll);
-    if (hosts_[pe] != hosts_[my_pe_])
-      raise(ErrorCode::InvalidUsage, "PE %d runs on host %s (%s) and PE %d on %s (%s): this build of tilecomm "
-            "connects the PEs of one host only (shared memory); run all PEs on one host (the host key is the boot "
-            "id and network namespace, or TILECOMM_HOST_ID)", my_pe_, mine.host, hosts_[my_pe_].c_str(), pe,
-            all[pe].host, hosts_[pe].c_str());
+    if (!local_[pe]) continue;  // another host: UCX
     shm_->attach(pe, 0, all[pe].heap);
     if (data_.size()) shm_->attach(pe, 1, all[pe].data);
+  }
+  // UCX: when listed, or for the PEs of other hosts (NOTE [host groups]).
+  if (mine.ucx || spans_hosts_) {
+    ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread);
+    ucx_->register_segment(0, heap_);
+    if (data_.size()) ucx_->register_segment(1, data_);
+    exchange_cards();
   }
   // Everybody has mapped everybody: from here a PE may exit without taking a
   // segment away from a peer that has not opened it yet.
@@ -152,12 +201,44 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   set_routes();
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  if (g_ucx == ucx_.get()) {
+    detail::g_progress.store(nullptr);
+    g_ucx = nullptr;
+  }
+}
+
+// NOTE [ucx cards]: every PE's card, gathered through the bootstrap (their
+// lengths first: a worker address depends on the devices UCX found).
+void Runtime::exchange_cards() {
+  std::vector<std::string> cards(n_pes_);
+  cards[my_pe_] = ucx_->card();
+  if (client_) {
+    std::uint64_t len = cards[my_pe_].size();
+    std::vector<std::uint64_t> lens(n_pes_);
+    client_->allgather(&len, sizeof len, lens.data(), cfg_.bootstrap_timeout);
+    const std::size_t max = *std::max_element(lens.begin(), lens.end());
+    std::string mine = cards[my_pe_];
+    mine.resize(max);
+    std::string all(max * n_pes_, '\0');
+    client_->allgather(mine.data(), max, all.data(), cfg_.bootstrap_timeout);
+    for (int pe = 0; pe < n_pes_; ++pe) cards[pe] = all.substr(pe * max, lens[pe]);
+  }
+  ucx_->set_cards(std::move(cards));
+  g_ucx = ucx_.get();
+  detail::g_progress.store(progress_ucx);
+}
 
 void Runtime::set_routes() {
-  // Both transports reach every PE of this host, so the first one listed wins.
+  // Every transport reaches every PE of this host, so the first one listed
+  // wins; but a PE reaches its own memory by loads and stores (as a put to
+  // itself must be visible at once: there is no peer to deliver it).
   routes_.assign(n_pes_, cfg_.transports.front());
-  any_sdma_route_ = cfg_.transports.front() == Route::Sdma;  // the engine starts at the first routed put or get
+  if (routes_[my_pe_] == Route::Ucx) routes_[my_pe_] = Route::Mte;
+  for (int pe = 0; pe < n_pes_; ++pe)
+    if (!local_[pe]) routes_[pe] = Route::Ucx;  // the one transport between hosts
+  routed_ = std::any_of(routes_.begin(), routes_.end(), [](Route r) { return r != Route::Mte; });
+  // (the SDMA engine starts at the first put or get routed to it)
 }
 
 transport::DmaTransport& Runtime::dma() {
@@ -169,11 +250,36 @@ transport::DmaTransport& Runtime::dma() {
 }
 
 transport::Transport& Runtime::transport(int pe) {
-  if (routes_[pe] == Route::Sdma) return dma();
+  switch (routes_[pe]) {
+    case Route::Sdma: return dma();
+    case Route::Ucx: return *ucx_;
+    case Route::Mte: break;
+  }
   return *shm_;
 }
 
-transport::Transport& Runtime::atomics(int) { return *shm_; }
+transport::Transport& Runtime::atomics(int pe) {
+  if (routes_[pe] == Route::Ucx) return *ucx_;
+  return *shm_;
+}
+
+std::uint64_t Runtime::word_op(int pe, transport::AtomicOp op, void* word, std::uint64_t value, const char* call,
+                               std::uint64_t compare) {
+  try {
+    return atomics(pe).atomic(pe, op, word, 8, value, compare);
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+}
+
+void Runtime::read(int pe, void* dst, const void* src, std::size_t n, const char* call) {
+  if (local_[pe]) return void(std::memcpy(dst, shm_->translate(src, pe), n));
+  try {
+    ucx_->get(pe, dst, src, n);
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+}
 
 void Runtime::quiet_engine(const char* call) {
   if (!dma_started_.load(std::memory_order_acquire)) return;
@@ -186,15 +292,26 @@ void Runtime::quiet_engine(const char* call) {
 
 void Runtime::quiet(const char* call) {
   quiet_engine(call);
+  try {
+    if (ucx_) ucx_->quiet();
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
   shm_->quiet();
 }
 
 void Runtime::fence(const char* call) {
   quiet_engine(call);
+  try {
+    if (ucx_) ucx_->fence();
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
   shm_->fence();
 }
 
 void Runtime::finalize() {
+  if (ucx_) ucx_->closing();
   if (client_) client_->finalize();
 }
 

@@ -20,6 +20,7 @@
 #include "memory/segment.hpp"
 #include "transport/dma/dma_transport.hpp"
 #include "transport/shm/shm_transport.hpp"
+#include "transport/ucx/ucx_transport.hpp"
 
 namespace tilecomm::shmem {
 
@@ -113,11 +114,13 @@ class Runtime {
   transport::ShmTransport& shm() { return *shm_; }
   /// The SDMA transport, started on first use (shmemx_sdma_*, or routed).
   transport::DmaTransport& dma();
-  /// Route of puts and gets to world PE `pe`; any_sdma_route(): some peer is routed to SDMA.
+  /// UCX, when TILECOMM_TRANSPORTS lists it (else nullptr).
+  transport::UcxTransport* ucx() { return ucx_.get(); }
+  /// Route of puts and gets to world PE `pe`; routed(): some peer's route is not mte.
   Route route(int pe) const { return routes_[pe]; }
-  bool any_sdma_route() const { return any_sdma_route_; }
+  bool routed() const { return routed_; }
   /// The transport that carries gets and puts to world PE `pe` (its route),
-  /// and the one that carries atomics to it (shm on one host).
+  /// and the one that carries atomics to it (ucx when routed so, else shm).
   transport::Transport& transport(int pe);
   transport::Transport& atomics(int pe);
   /// shmem_quiet / shmem_fence over every transport in use; a transport
@@ -132,6 +135,16 @@ class Runtime {
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   /// Every PE's host key (NOTE [host key] in runtime.cpp): equal keys share memory.
   const std::vector<std::string>& hosts() const { return hosts_; }
+  /// World PE `pe` is on this host (its memory is mapped here); some PE is not.
+  bool local(int pe) const { return local_[pe]; }
+  bool spans_hosts() const { return spans_hosts_; }
+  /// Atomic `op` on an 8-byte word of world PE `pe`: `word` is my own copy
+  /// of it (a symmetric address); through the mapping on this host, else
+  /// UCX. A transport failure ends the job naming `call`.
+  std::uint64_t word_op(int pe, transport::AtomicOp op, void* word, std::uint64_t value, const char* call,
+                        std::uint64_t compare = 0);
+  /// Copies `n` bytes of world PE `pe`'s copy of my symmetric `src` to `dst`, the same way.
+  void read(int pe, void* dst, const void* src, std::size_t n, const char* call);
   /// More PEs than the CPUs the job may use (tcrun's count, or the union of
   /// the PEs' affinity masks: the same on every PE, so that every PE takes
   /// the same decisions, e.g. the barrier algorithm).
@@ -146,6 +159,9 @@ class Runtime {
   /// Barrier over a team's members with dissemination flags (no quiet).
   void team_sync(tilecomm_team& team, const char* call);
   void central_sync(tilecomm_team& team, std::uint64_t epoch, const char* call);
+  /// Barriers take the central form: oversubscribed, and its members poll
+  /// team PE 0's flag, so only on one host (NOTE [host groups]).
+  bool central() const { return oversubscribed_ && !spans_hosts_; }
   /// Before a team's slot is freed: a barrier after which no member still
   /// reads another member's flags (team_sync alone leaves the central
   /// barrier's members polling team PE 0's release flag after it returned).
@@ -161,6 +177,7 @@ class Runtime {
 
  private:
   void set_routes();
+  void exchange_cards();
   void quiet_engine(const char* call);
   Config cfg_;
   int my_pe_, n_pes_;
@@ -171,8 +188,9 @@ class Runtime {
   std::once_flag dma_once_;
   std::unique_ptr<transport::DmaTransport> dma_;
   std::atomic<bool> dma_started_{false};
+  std::unique_ptr<transport::UcxTransport> ucx_;
   std::vector<Route> routes_;
-  bool any_sdma_route_ = false;
+  bool routed_ = false;
   ControlBlock* control_ = nullptr;
   std::size_t coll_scratch_offset_ = 0;
   std::mutex alloc_mutex_;
@@ -181,6 +199,8 @@ class Runtime {
   std::mutex slot_mutex_;
   std::uint64_t used_slots_ = 0;
   std::vector<std::string> hosts_;
+  std::vector<char> local_;
+  bool spans_hosts_ = false;
   bool oversubscribed_ = false;
 };
 

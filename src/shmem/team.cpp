@@ -27,11 +27,11 @@ void Runtime::team_sync(tilecomm_team& team, const char* call) {
   const std::uint64_t epoch = ++team.epoch;
   const int me = team.my_pe;
   Flag* mine = control_->barrier[team.slot];
-  if (oversubscribed()) return central_sync(team, epoch, call);
+  if (central()) return central_sync(team, epoch, call);
   for (int r = 0, dist = 1; dist < n; ++r, dist <<= 1) {
     int partner = team.world((me + dist) % n);
-    Flag& theirs = control(partner).barrier[team.slot][r];
-    theirs.value.store(epoch, std::memory_order_release);
+    if (local_[partner]) control(partner).barrier[team.slot][r].value.store(epoch, std::memory_order_release);
+    else word_op(partner, transport::AtomicOp::Set, &mine[r].value, epoch, call);
     std::atomic<std::uint64_t>& flag = mine[r].value;
     WaitStatus st = wait_for([&] { return flag.load(std::memory_order_acquire) >= epoch; });
     if (st != WaitStatus::Done) {
@@ -69,7 +69,7 @@ void Runtime::central_sync(tilecomm_team& team, std::uint64_t epoch, const char*
 
 void Runtime::team_quiesce(tilecomm_team& team, const char* call) {
   team_sync(team, call);
-  if (!oversubscribed() || team.size == 1) return;
+  if (!central() || team.size == 1) return;
   // The arrival half of one more central barrier: the others have left the
   // last release when they arrive, and they poll nothing after arriving.
   const std::uint64_t epoch = ++team.epoch;
@@ -95,8 +95,10 @@ bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const ch
   team_sync(parent, call);
   std::uint64_t common = ~std::uint64_t{0};
   for (int i = 0; i < parent.size; ++i) {
-    auto* remote_mask = &control(parent.world(i)).free_slots[parent.slot];
-    common &= std::atomic_ref<std::uint64_t>(*remote_mask).load(std::memory_order_acquire);
+    const int pe = parent.world(i);
+    std::uint64_t* mask = &control_->free_slots[parent.slot];
+    common &= local_[pe] ? std::atomic_ref<std::uint64_t>(control(pe).free_slots[parent.slot]).load()
+                         : word_op(pe, transport::AtomicOp::Fetch, mask, 0, call);
   }
   bool ok = std::popcount(common) >= count;
   for (int k = 0; k < count && ok; ++k) {

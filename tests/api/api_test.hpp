@@ -24,6 +24,9 @@ inline int npes() { return shmem_n_pes(); }
 inline int right() { return (me() + 1) % npes(); }
 inline int left() { return (me() + npes() - 1) % npes(); }
 inline void barrier() { shmem_barrier_all(); }
+/// PE `pe` shares this PE's host (SHMEM_TEAM_SHARED): shmem_ptr reaches it.
+/// Every PE, unless tests/hosts runs the suite over several hosts.
+inline bool same_host(int pe) { return shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0; }
 
 /// An exact value of type T, distinct for neighbouring (pe, i, salt), that is
 /// representable in every type of the specification's tables (char types

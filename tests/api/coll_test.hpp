@@ -59,7 +59,7 @@ inline std::vector<int> strided_members(int start, int stride, int size) {
 }
 
 /// The teams of the conformance tests, made and destroyed collectively by
-/// every PE: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED (the whole job: one host),
+/// every PE: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED (this host's PEs),
 /// a stride-2 split (the even PEs; odd PEs are outside it), a stride -1
 /// split (the world in reverse order), and the x- and y-teams of
 /// split_2d(WORLD, 3) (several disjoint teams of different sizes at once).
@@ -70,7 +70,12 @@ class TeamSet {
   TeamSet() {
     const int n = npes(), self = me();
     add("SHMEM_TEAM_WORLD", SHMEM_TEAM_WORLD, strided_members(0, 1, n), false, true);
-    add("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, strided_members(0, 1, n), false);
+    // SHMEM_TEAM_SHARED: this host's PEs (the job, on one host; test_ctx_team
+    // checks the membership against shmem_ptr).
+    std::vector<int> host;
+    for (int p = 0; p < n; ++p)
+      if (shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED) >= 0) host.push_back(p);
+    add("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, host, false);
     split("evens (split_strided 0, 2)", 0, 2, (n + 1) / 2);
     split("reversed (split_strided n-1, -1)", n - 1, -1, n, true);
     shmem_team_t xt = SHMEM_TEAM_INVALID, yt = SHMEM_TEAM_INVALID;

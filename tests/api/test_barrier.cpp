@@ -104,14 +104,18 @@ TEST(Barrier, TeamSyncOnWorldAndShared) {
   if (!counter.ok()) return;
   barrier();
   const int n = npes();
+  // TEAM_SHARED is this host's PEs (all of them on one host): they count on
+  // its last PE.
+  const int shared_n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+  const int last = shmem_team_translate_pe(SHMEM_TEAM_SHARED, shared_n - 1, SHMEM_TEAM_WORLD);
   for (int round = 1; round <= 30; ++round) {
     shmem_long_atomic_inc(counter.get(), 0);
     EXPECT_EQ(shmem_team_sync(SHMEM_TEAM_WORLD), 0);
     EXPECT_EQ(shmem_long_atomic_fetch(counter.get(), 0), static_cast<long>(round) * n);
     EXPECT_EQ(shmem_team_sync(SHMEM_TEAM_WORLD), 0);
-    shmem_long_atomic_inc(counter.get() + 1, n - 1);
+    shmem_long_atomic_inc(counter.get() + 1, last);
     EXPECT_EQ(shmem_team_sync(SHMEM_TEAM_SHARED), 0);
-    EXPECT_EQ(shmem_long_atomic_fetch(counter.get() + 1, n - 1), static_cast<long>(round) * n);
+    EXPECT_EQ(shmem_long_atomic_fetch(counter.get() + 1, last), static_cast<long>(round) * shared_n);
     EXPECT_EQ(shmem_team_sync(SHMEM_TEAM_SHARED), 0);
   }
 }

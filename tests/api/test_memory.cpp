@@ -86,7 +86,7 @@ TEST(Memory, SameSequenceGivesSameHeapOffsetsOnEveryPe) {
       char* ra = static_cast<char*>(shmem_ptr(a, pe));
       char* rb = static_cast<char*>(shmem_ptr(b, pe));
       char* rc = static_cast<char*>(shmem_ptr(c, pe));
-      EXPECT_TRUE(ra && rb && rc) << "PE " << pe;
+      EXPECT_EQ(ra && rb && rc, same_host(pe)) << "PE " << pe << ": shmem_ptr reaches the PEs of this host";
       if (ra && rb && rc) {
         EXPECT_EQ(rb - ra, b - a) << "PE " << pe;
         EXPECT_EQ(rc - ra, c - a) << "PE " << pe;
@@ -394,19 +394,22 @@ TEST(Memory, LargeAllocation) {
   shmem_free(p);
 }
 
-TEST(Memory, ShmemPtrIsNonNullForEveryPeAndWritesAreVisible) {
+TEST(Memory, ShmemPtrReachesThisHostsPesAndWritesAreVisible) {
   long* p = static_cast<long*>(shmem_calloc(npes(), sizeof(long)));
   EXPECT_NE(p, nullptr);
   if (p) {
     EXPECT_EQ(shmem_ptr(p, me()), static_cast<void*>(p)) << "shmem_ptr to the calling PE is the address itself";
-    // Every PE stores its number into slot `me` of every PE through shmem_ptr.
+    // Every PE stores its number into slot `me` of every PE of its host
+    // through shmem_ptr (NULL towards other hosts).
     for (int pe = 0; pe < npes(); ++pe) {
       long* r = static_cast<long*>(shmem_ptr(p, pe));
-      EXPECT_NE(r, nullptr) << "PE " << pe << " shares memory with every other PE on this host";
+      EXPECT_EQ(r != nullptr, same_host(pe)) << "PE " << pe;
       if (r) r[me()] = 1000 + me();
     }
     barrier();
-    EXPECT_TRUE(all_equal(p, npes(), [](std::size_t i) { return 1000L + static_cast<long>(i); }));
+    EXPECT_TRUE(all_equal(p, npes(), [](std::size_t i) {
+      return same_host(static_cast<int>(i)) ? 1000L + static_cast<long>(i) : 0L;
+    }));
     barrier();
     // And loads through shmem_ptr see what the owner stored.
     p[0] = 5000 + me();
@@ -420,8 +423,8 @@ TEST(Memory, ShmemPtrIsNonNullForEveryPeAndWritesAreVisible) {
 
 TEST(Memory, ShmemPtrOfGlobalsAndNonSymmetricAddresses) {
   for (int pe = 0; pe < npes(); ++pe) {
-    EXPECT_NE(shmem_ptr(&g_global_int, pe), nullptr) << "PE " << pe;
-    EXPECT_NE(shmem_ptr(&g_global_bss, pe), nullptr) << "PE " << pe;
+    EXPECT_EQ(shmem_ptr(&g_global_int, pe) != nullptr, same_host(pe)) << "PE " << pe;
+    EXPECT_EQ(shmem_ptr(&g_global_bss, pe) != nullptr, same_host(pe)) << "PE " << pe;
   }
   EXPECT_EQ(shmem_ptr(&g_global_int, me()), static_cast<void*>(&g_global_int));
   int on_stack = 0;

@@ -2,7 +2,10 @@
 // single-element (p/g) and strided (iput/iget) forms, for every type of the
 // standard RMA types table, for the sized (8..128) and untyped (mem) forms,
 // each without a context, with SHMEM_CTX_DEFAULT and with a created context.
+#include <shmemx.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -465,4 +468,41 @@ TEST(RmaLarge, UnalignedOffsetsAndLengths) {
           barrier();
         }
   }
+}
+
+// ---- routes ----------------------------------------------------------------------
+
+// Operations to a PE of this host take the transport TILECOMM_TRANSPORTS
+// lists first; to a PE of another host (no shmem_ptr) they take UCX, which
+// counts exactly what it carried (shmemx_transport_traffic).
+TEST(RmaRoute, OperationsTakeTheConfiguredTransport) {
+  const char* env = getenv("TILECOMM_TRANSPORTS");
+  const std::string routes = env ? env : "";
+  Sym<long> buf(8);
+  bool listed = routes.find("ucx") != std::string::npos;  // UCX started
+  for (int pe = 0; pe < npes(); ++pe) listed |= shmem_ptr(buf.get(), pe) == nullptr;
+  const bool via_ucx = (routes.rfind("ucx", 0) == 0 && right() != me()) ||  // own memory: loads and stores
+                       shmem_ptr(buf.get(), right()) == nullptr;
+  uint64_t ops0 = 0, bytes0 = 0;
+  shmem_long_p(buf.get(), 1, right());  // makes the endpoint when routed to UCX
+  shmem_quiet();
+  const int rc = shmemx_transport_traffic("ucx", right(), &ops0, &bytes0);
+  EXPECT_EQ(shmemx_transport_traffic("sdma", right(), &ops0, &bytes0), -1);
+  EXPECT_EQ(shmemx_transport_traffic("ucx", npes(), &ops0, &bytes0), -1);
+  EXPECT_EQ(rc, listed ? 0 : -1);
+  if (listed && rc == 0) {
+    uint64_t ops = 0, bytes = 0;
+    shmemx_transport_traffic("ucx", right(), &ops0, &bytes0);
+    long src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, got[8] = {};
+    shmem_long_put(buf.get(), src, 8, right());                  // 1 op, 64 bytes
+    shmem_long_get(got, buf.get(), 8, right());                  // 1 op, 64 bytes
+    shmem_long_iput(buf.get(), src, 2, 1, 3, right());           // 3 ops, 24 bytes
+    (void)shmem_long_atomic_fetch_add(buf.get(), 1, right());    // 1 op, 8 bytes
+    shmem_quiet();
+    EXPECT_EQ(shmemx_transport_traffic("ucx", right(), &ops, &bytes), 0);
+    EXPECT_EQ(ops - ops0, via_ucx ? 6u : 0u);
+    EXPECT_EQ(bytes - bytes0, via_ucx ? 160u : 0u);
+    EXPECT_TRUE(std::equal(got, got + 8, src));
+  }
+  barrier();
 }

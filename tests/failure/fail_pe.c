@@ -8,8 +8,10 @@
  * such a PE exits with status 99. */
 #define _GNU_SOURCE
 #include <shmem.h>
+#include <shmemx.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,12 +272,26 @@ static int alloc_mismatch(void) {
 
 /* A program that is fine: used with malformed environment variables. */
 /* Every PE claims a host of its own (TILECOMM_HOST_ID=host<k>), then runs plain(). */
-static int plain(void);
+/* Every PE its own "host" (TILECOMM_HOST_ID=host<rank>): each puts its number
+ * to the next PE, which must arrive over UCX; no other PE is load/store
+ * reachable. UCX_TLS=tcp unless the caller chose. */
 static int own_host(void) {
   char id[32];
   snprintf(id, sizeof id, "host%d", env_rank());
   setenv("TILECOMM_HOST_ID", id, 1);
-  return plain();
+  setenv("UCX_TLS", "tcp", 0);
+  shmem_init();
+  const int me = shmem_my_pe(), n = shmem_n_pes(), next = (me + 1) % n;
+  shmem_long_p(&put_target, me + 1, next);
+  shmem_barrier_all();
+  if (put_target != (me + n - 1) % n + 1) unexpected("the put from the previous PE did not arrive");
+  for (int pe = 0; pe < n; ++pe)
+    if (pe != me && shmem_ptr(&put_target, pe)) unexpected("shmem_ptr reached a PE of another host");
+  uint64_t ops = 0, bytes = 0;
+  if (n > 1 && (shmemx_transport_traffic("ucx", next, &ops, &bytes) != 0 || ops == 0))
+    unexpected("the put to the next PE did not go through UCX");
+  say("helper: PE %d of %d ran on its own host\n", me, n);
+  return finish();
 }
 
 static int plain(void) {

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # Two "hosts" (tests/hosts/netns.sh), two PEs each, one tcrun job: the PEs
-# reach the rendezvous of host 0 over the veth link, find out at init that
-# they are on two hosts (NOTE [host key]: other network namespaces) and stop
-# with a message naming both; told by TILECOMM_HOST_ID that they share one
-# host, they stop because they cannot map each other's memory, with a
-# message naming TILECOMM_HOST_ID. Nothing of either job, and no namespace,
-# is left. Exit 77: skipped (no namespaces here).
-#   test_two_hosts.sh TCRUN TC_FAIL_PE
+# reach the rendezvous of host 0 over the veth link and find out at init
+# that they are on two hosts (NOTE [host key]: other network namespaces).
+# Each TEST program then runs and passes: PEs of a host share memory (their
+# own /dev/shm), PEs of the other host are reached over UCX on the veth link
+# (test_rma checks the traffic UCX counted). Told by TILECOMM_HOST_ID that
+# they share one host, the PEs stop at init because they cannot map each
+# other's memory, with a message naming TILECOMM_HOST_ID. A PE that dies is
+# named by every survivor, on either host. Nothing of any
+# job, and no namespace, is left. Exit 77: skipped (no namespaces here).
+#   test_two_hosts.sh TCRUN TC_FAIL_PE TEST...
 set -uo pipefail
 tcrun=$(realpath "$1") pe=$(realpath "$2")  # a host's mount namespace starts elsewhere
+shift 2
+tests=()
+for t in "$@"; do tests+=("$(realpath "$t")"); done
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns.sh"
 hosts_up 2 || exit $?
-export TC_NS tcrun pe
+pe_arg=plain  # tc_fail_pe's mode; the test programs take none
+export TC_NS tcrun pe pe_arg
 export TC_HOLDERS_LIST="${TC_HOLDERS[*]}"
 # on_host for the PEs' shell (bash cannot export arrays).
 pe_on_host() { local h=($TC_HOLDERS_LIST); nsenter --target "${h[$1]}" --net --ipc --mount --pid -- "${@:2}"; }
@@ -23,16 +30,31 @@ fail() { echo "test_two_hosts: $*" >&2; exit 1; }
 # PE k runs on host k / 2; tcrun and its rendezvous on host 0.
 job() {
   in_net 0 env TILECOMM_BOOTSTRAP_ADDR="$(host_addr 0)" TILECOMM_BOOTSTRAP_TIMEOUT=30 "$@" \
-    "$tcrun" -n 4 bash -c 'pe_on_host $((TILECOMM_RANK / 2)) "$pe" plain'
+    "$tcrun" -n 4 bash -c 'pe_on_host $((TILECOMM_RANK / 2)) "$pe" ${pe_arg:+"$pe_arg"}'
 }
 
-out=$(job 2>&1)
-status=$?
-echo "$out"
-[[ $status -ne 0 ]] || fail "a job over two hosts must stop at init (status 0)"
-grep -q "ran" <<<"$out" && fail "no PE may run past init"
-grep -E "runs on host .*net:[0-9]+\) and PE [0-9] on .*net:[0-9]+\)" <<<"$out" >/dev/null ||
-  fail "no PE named the two hosts it found"
+for t in "${tests[@]}"; do
+  pe=$t pe_arg= job UCX_TLS=tcp TILECOMM_TIMEOUT=120 || fail "$(basename "$t") failed over two hosts"
+done
+
+# A PE dies while the others wait: every survivor, on either host, leaves
+# its wait with a message naming the dead PE, and the job ends non-zero.
+#   kill-in-wait: PE 1 (host 0) is killed; PEs 2 and 3 announced themselves to it over UCX.
+#   exit-in-wait: PE 2 (host 1) exits without shmem_finalize; PE 3 shares its host.
+dies() {  # SCENARIO DEAD SURVIVORS...
+  local scenario=$1 dead=$2 s out status
+  shift 2
+  out=$(pe_arg=$scenario job UCX_TLS=tcp TILECOMM_TIMEOUT=120 2>&1)
+  status=$?
+  [[ $status -ne 0 ]] || { echo "$out"; fail "$scenario: the job must fail when PE $dead dies (status 0)"; }
+  grep -q UNEXPECTED <<<"$out" && { echo "$out"; fail "$scenario: a call returned that must not have"; }
+  for s in "$@"; do
+    grep ":PE $s] " <<<"$out" | grep "shmem_long_wait_until" | grep "because the job failed" | grep -q "PE $dead " ||
+      { echo "$out"; fail "$scenario: PE $s did not leave its wait naming PE $dead"; }
+  done
+}
+dies kill-in-wait 1 0 2 3
+dies exit-in-wait 2 0 1 3
 
 out=$(job TILECOMM_HOST_ID=one-host 2>&1)
 status=$?

@@ -46,6 +46,8 @@ echo "== profiling interface and <mpp/...> headers, shared and static"
 "$prefix/bin/tccc" -O2 "$src/tests/api/test_profiling.c" -o "$tmp/prof_shared"
 "$prefix/bin/tcrun" -n 2 "$tmp/prof_shared"
 cc -O2 -I"$prefix/include" -c "$src/tests/api/test_profiling.c" -o "$tmp/prof.o"
-c++ "$tmp/prof.o" "$prefix/lib/libtilecomm.a" -pthread -o "$tmp/prof_static"
+# The static library's own dependencies (UCX, OpenBLAS) come from the .pc file's Libs.private.
+deps=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --libs tilecomm | sed -e 's/-ltilecomm//' -e 's/-L[^ ]*//g')
+c++ "$tmp/prof.o" "$prefix/lib/libtilecomm.a" $deps -o "$tmp/prof_static"
 "$prefix/bin/tcrun" -n 2 "$tmp/prof_static"
 echo "install check passed"

@@ -102,12 +102,13 @@ TEST(Config, ProfileAndTransportListAreParsedWithTheTable) {
   using tilecomm::TransportKind;
   EXPECT_EQ(parse_one("TILECOMM_SOC", "a5"), "");
   EXPECT_EQ(parse_one("TILECOMM_TRANSPORTS", "sdma,mte"), "");
+  EXPECT_EQ(parse_one("TILECOMM_TRANSPORTS", "ucx,mte"), "");
   EXPECT_EQ(parse_one("TILECOMM_SOC", "a3"),
             "environment variable TILECOMM_SOC='a3' is not a known profile: a2a3 or a5; unset it or fix the value");
-  for (const char* bad : {"", "ucx", "mte,", ",sdma", "mte sdma", "MTE"})
+  for (const char* bad : {"", "verbs", "mte,", ",sdma", "mte sdma", "MTE", "UCX"})
     EXPECT_EQ(parse_one("TILECOMM_TRANSPORTS", bad),
               std::string("environment variable TILECOMM_TRANSPORTS='") + bad +
-                  "' is not a comma-separated list of transports of this build (mte, sdma) in priority order; "
+                  "' is not a comma-separated list of transports of this build (mte, sdma, ucx) in priority order; "
                   "unset it or fix the value") << bad;
   setenv("TILECOMM_SOC", "a5", 1);
   setenv("TILECOMM_TRANSPORTS", "sdma,shm", 1);

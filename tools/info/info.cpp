@@ -8,6 +8,7 @@
 #include "comm/blas.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "transport/ucx/ucx_transport.hpp"
 
 int main(int argc, char** argv) {
   bool brief = argc > 1 && strcmp(argv[1], "--version") == 0;
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   printf("  BLAS         %s (fused matmul operators)\n", tilecomm::ops::blas::describe().c_str());
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
+  printf("  sdma         this PE's copy engine thread, between PEs of one host: available\n");
+  printf("  ucx          %s, started when TILECOMM_TRANSPORTS lists ucx (UCX_TLS chooses its transports)\n",
+         tilecomm::transport::UcxTransport::version().c_str());
   printf("\ncollectives: algorithms in the order automatic selection tries them\n");
   try {
     printf("%s", tilecomm::coll::selection_table().c_str());

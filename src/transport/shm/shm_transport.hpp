@@ -30,7 +30,8 @@ class ShmTransport final : public Transport {
 
   std::string_view name() const noexcept override { return "shm"; }
   Capabilities capabilities() const noexcept override { return {true, true, false}; }
-  bool reachable(int pe) const noexcept override { return pe >= 0 && pe < n_pes_; }
+  /// PEs of this host once attached (and this PE).
+  bool reachable(int pe) const noexcept override { return pe >= 0 && pe < n_pes_ && peers_[0][pe]; }
 
   memory::SegmentKey register_segment(int id, const memory::Segment& seg) override;
   void attach(int pe, int id, const memory::SegmentKey& key) override;
@@ -46,12 +47,12 @@ class ShmTransport final : public Transport {
   void progress() override {}
 
   /// The address of symmetric address `addr` in PE `pe`'s copy, or nullptr
-  /// if `addr` is in no symmetric segment.
+  /// if `addr` is in no symmetric segment or `pe` is not mapped (another host).
   char* translate(const void* addr, int pe) const noexcept {
     auto a = reinterpret_cast<std::uintptr_t>(addr);
     for (int s = 0; s < kSegments; ++s) {
       std::uintptr_t off = a - local_[s].base;
-      if (off < local_[s].size) return peers_[s][pe] + off;
+      if (off < local_[s].size) return peers_[s][pe] ? peers_[s][pe] + off : nullptr;
     }
     return nullptr;
   }
@@ -61,7 +62,7 @@ class ShmTransport final : public Transport {
     auto a = reinterpret_cast<std::uintptr_t>(addr);
     for (int s = 0; s < kSegments; ++s) {
       std::uintptr_t off = a - local_[s].base;
-      if (off < local_[s].size) return n <= local_[s].size - off ? peers_[s][pe] + off : nullptr;
+      if (off < local_[s].size) return n <= local_[s].size - off && peers_[s][pe] ? peers_[s][pe] + off : nullptr;
     }
     return nullptr;
   }

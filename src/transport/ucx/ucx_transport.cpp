@@ -1,0 +1,367 @@
+#include "transport/ucx/ucx_transport.hpp"
+
+#include <poll.h>
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/wait.hpp"
+
+namespace tilecomm::transport {
+
+namespace {
+
+// One peer's connection, made on first use (NOTE [ucx cards]).
+struct Peer {
+  ucp_ep_h ep = nullptr;
+  ucp_rkey_h rkey[UcxTransport::kSegments] = {};
+  std::uint64_t base[UcxTransport::kSegments] = {};  // the peer's segment bases
+  int pe = -1;
+  const std::atomic<bool>* closing = nullptr;   // the job is finishing: peers leave
+  std::atomic<std::uint64_t> ops{0}, bytes{0};  // sent to this peer (traffic())
+
+  void count(std::size_t n) {
+    ops.fetch_add(1, std::memory_order_relaxed);
+    bytes.fetch_add(n, std::memory_order_relaxed);
+  }
+};
+
+struct LocalSegment {
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  ucp_mem_h mem = nullptr;
+  std::string rkey;  // packed
+};
+
+void put_u64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+std::uint64_t take_u64(std::string_view& s) {
+  std::uint64_t v = 0;
+  if (s.size() < sizeof v) raise(ErrorCode::Transport, "UCX transport: a peer's card is truncated");
+  std::memcpy(&v, s.data(), sizeof v);
+  s.remove_prefix(sizeof v);
+  return v;
+}
+std::string_view take_bytes(std::string_view& s) {
+  const std::uint64_t n = take_u64(s);
+  if (s.size() < n) raise(ErrorCode::Transport, "UCX transport: a peer's card is truncated");
+  std::string_view b = s.substr(0, n);
+  s.remove_prefix(n);
+  return b;
+}
+
+[[noreturn]] void ucx_failed(const char* what, ucs_status_t st) {
+  raise(ErrorCode::Transport, "UCX transport: %s failed: %s; UCX_LOG_LEVEL=info shows UCX's view, and UCX_TLS "
+        "chooses its transports (for example UCX_TLS=tcp)", what, ucs_status_string(st));
+}
+
+}  // namespace
+
+struct UcxTransport::State {
+  int my_pe = 0, n_pes = 0;
+  ucp_context_h context = nullptr;
+  ucp_worker_h worker = nullptr;
+  std::string address;  // this worker's, packed
+  LocalSegment segments[kSegments];
+  std::vector<std::string> cards;
+  std::vector<std::atomic<Peer*>> peers;
+  std::mutex connect_mutex;
+  std::atomic<int> endpoints{0};
+  std::atomic<bool> closing{false};
+  std::thread progress_thread;  // TILECOMM_UCX_PROGRESS_THREAD=1
+  std::atomic<bool> stopping{false};
+
+  // The progress thread: progresses the worker while it has work, then arms
+  // it and sleeps in poll() on its event descriptor until UCX has news (an
+  // incoming request, a completion) or ucp_worker_signal() wakes it to stop.
+  void progress_events(int efd) {
+    for (;;) {
+      while (ucp_worker_progress(worker) != 0) {
+      }
+      if (stopping.load(std::memory_order_acquire)) return;
+      const ucs_status_t st = ucp_worker_arm(worker);
+      if (st == UCS_ERR_BUSY) continue;  // news arrived while arming
+      if (st != UCS_OK)
+        fatal("UCX transport: the progress thread cannot arm the worker (ucp_worker_arm): %s; unset "
+              "TILECOMM_UCX_PROGRESS_THREAD", ucs_status_string(st));
+      pollfd fd{efd, POLLIN, 0};
+      if (poll(&fd, 1, -1) < 0 && errno != EINTR)
+        fatal("UCX transport: the progress thread's poll() failed: %s", std::strerror(errno));
+    }
+  }
+
+  // The peer of PE `pe`, connected on first use.
+  Peer& peer(int pe) {
+    if (Peer* p = peers[pe].load(std::memory_order_acquire)) return *p;
+    std::lock_guard<std::mutex> lock(connect_mutex);
+    if (Peer* p = peers[pe].load(std::memory_order_relaxed)) return *p;
+    if (pe >= static_cast<int>(cards.size()) || cards[pe].empty())
+      raise(ErrorCode::Transport, "UCX transport: PE %d has no card (it did not start UCX: TILECOMM_TRANSPORTS "
+            "must list ucx on every PE)", pe);
+    auto p = std::make_unique<Peer>();
+    p->pe = pe;
+    p->closing = &closing;
+    std::string_view card = cards[pe];
+    std::string_view addr = take_bytes(card);
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = reinterpret_cast<const ucp_address_t*>(addr.data());
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t st) {
+      const Peer& peer = *static_cast<Peer*>(arg);
+      if (!peer.closing->load(std::memory_order_acquire))
+        TC_LOG(Warn, "ucx", "the connection to PE %d broke: %s", peer.pe, ucs_status_string(st));
+    };
+    ep.err_handler.arg = p.get();
+    if (ucs_status_t st = ucp_ep_create(worker, &ep, &p->ep); st != UCS_OK)
+      ucx_failed(strprintf("connecting to PE %d (ucp_ep_create)", pe).c_str(), st);
+    for (int s = 0; s < kSegments; ++s) {
+      p->base[s] = take_u64(card);
+      take_u64(card);  // size: the same as ours (symmetric)
+      std::string_view key = take_bytes(card);
+      if (key.empty()) continue;
+      if (ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data(), &p->rkey[s]); st != UCS_OK)
+        ucx_failed(strprintf("unpacking PE %d's key of segment %d (ucp_ep_rkey_unpack)", pe, s).c_str(), st);
+    }
+    endpoints.fetch_add(1, std::memory_order_relaxed);
+    Peer* raw = p.release();
+    peers[pe].store(raw, std::memory_order_release);
+    return *raw;
+  }
+
+  // The peer's address of my symmetric address `addr` ([addr, addr + n)
+  // inside one segment), and the key that reaches it.
+  std::pair<std::uint64_t, ucp_rkey_h> remote(Peer& p, const void* addr, std::size_t n, int pe) {
+    auto a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int s = 0; s < kSegments; ++s) {
+      const std::uintptr_t off = a - segments[s].base;
+      if (off < segments[s].size && n <= segments[s].size - off && p.rkey[s]) return {p.base[s] + off, p.rkey[s]};
+    }
+    raise(ErrorCode::InvalidUsage, "UCX transport: [%p, +%zu bytes) is not inside one symmetric segment that PE %d "
+          "registered", addr, n, pe);
+  }
+
+  // A put of `n` bytes from `src` to the peer's copy of my symmetric `dst`,
+  // or a get of `n` bytes from the peer's copy of my symmetric `src` to `dst`.
+  void rma(bool put, int pe, void* dst, const void* src, std::size_t n) {
+    if (n == 0) return;
+    Peer& p = peer(pe);
+    const void* sym = put ? dst : src;
+    auto [raddr, rkey] = remote(p, sym, n, pe);
+    ucp_request_param_t prm{};
+    p.count(n);
+    finish(put ? ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm), pe,
+           put ? "a put" : "a get");
+  }
+
+  // Waits for a request of an operation on PE `pe` (`what`), progressing
+  // the worker; throws if it failed or the job did.
+  void finish(ucs_status_ptr_t req, int pe, const char* what) {
+    if (req == nullptr) return;
+    if (UCS_PTR_IS_ERR(req)) failed_op(pe, what, UCS_PTR_STATUS(req));
+    // wait_for spins, then yields the CPU (the peer that must answer may
+    // need it: an oversubscribed host), and sees failures and the timeout.
+    ucs_status_t st = UCS_INPROGRESS;
+    const WaitStatus ws = wait_for([&] {
+      ucp_worker_progress(worker);
+      st = ucp_request_check_status(req);
+      return st != UCS_INPROGRESS;
+    });
+    ucp_request_free(req);
+    if (ws != WaitStatus::Done)
+      raise(ws == WaitStatus::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
+            "UCX transport: %s on PE %d did not complete: %s", what, pe,
+            ws == WaitStatus::TimedOut ? "TILECOMM_TIMEOUT passed" : job_failure().c_str());
+    if (st != UCS_OK) failed_op(pe, what, st);
+  }
+
+  [[noreturn]] void failed_op(int pe, const char* what, ucs_status_t st) {
+    raise(ErrorCode::Remote, "UCX transport: %s on PE %d failed: %s%s", what, pe, ucs_status_string(st),
+          st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE
+              ? " (the PE's process or host is gone)" : "");
+  }
+};
+
+UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std::make_unique<State>()) {
+  s_->my_pe = my_pe;
+  s_->n_pes = n_pes;
+  s_->peers = std::vector<std::atomic<Peer*>>(n_pes);
+  ucp_config_t* config = nullptr;
+  if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
+    ucx_failed("reading UCX's configuration (ucp_config_read)", st);
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (progress_thread ? UCP_FEATURE_WAKEUP : 0);
+  params.mt_workers_shared = 1;
+  ucs_status_t st = ucp_init(&params, config, &s_->context);
+  ucp_config_release(config);
+  if (st != UCS_OK) ucx_failed("starting UCX (ucp_init)", st);
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_MULTI;
+  if (st = ucp_worker_create(s_->context, &wp, &s_->worker); st != UCS_OK)
+    ucx_failed("creating a UCX worker (ucp_worker_create)", st);
+  ucp_address_t* address = nullptr;
+  std::size_t len = 0;
+  if (st = ucp_worker_get_address(s_->worker, &address, &len); st != UCS_OK)
+    ucx_failed("reading the UCX worker's address (ucp_worker_get_address)", st);
+  s_->address.assign(reinterpret_cast<const char*>(address), len);
+  ucp_worker_release_address(s_->worker, address);
+  if (progress_thread) {
+    int efd = -1;
+    if (st = ucp_worker_get_efd(s_->worker, &efd); st != UCS_OK)
+      ucx_failed("reading the worker's event descriptor for the progress thread (ucp_worker_get_efd)", st);
+    s_->progress_thread = std::thread([this, efd] { s_->progress_events(efd); });
+  }
+}
+
+UcxTransport::~UcxTransport() {
+  if (s_->progress_thread.joinable()) {
+    s_->stopping.store(true, std::memory_order_release);
+    ucp_worker_signal(s_->worker);
+    s_->progress_thread.join();
+  }
+  // Peers may have exited already: force-close, which sends nothing.
+  for (auto& slot : s_->peers) {
+    Peer* p = slot.load();
+    if (!p) continue;
+    for (ucp_rkey_h k : p->rkey)
+      if (k) ucp_rkey_destroy(k);
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t req = ucp_ep_close_nbx(p->ep, &prm);
+    if (req && !UCS_PTR_IS_ERR(req)) {
+      (void)wait_for([&] {
+        ucp_worker_progress(s_->worker);
+        return ucp_request_check_status(req) != UCS_INPROGRESS;
+      });
+      ucp_request_free(req);
+    }
+    delete p;
+  }
+  for (LocalSegment& seg : s_->segments)
+    if (seg.mem) ucp_mem_unmap(s_->context, seg.mem);
+  if (s_->worker) ucp_worker_destroy(s_->worker);
+  if (s_->context) ucp_cleanup(s_->context);
+}
+
+bool UcxTransport::reachable(int pe) const noexcept { return pe >= 0 && pe < s_->n_pes; }
+
+memory::SegmentKey UcxTransport::register_segment(int id, const memory::Segment& seg) {
+  if (id < 0 || id >= kSegments) raise(ErrorCode::InvalidUsage, "UCX transport: no segment %d", id);
+  LocalSegment& l = s_->segments[id];
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = seg.base();
+  mp.length = seg.size();
+  if (ucs_status_t st = ucp_mem_map(s_->context, &mp, &l.mem); st != UCS_OK)
+    ucx_failed(strprintf("registering %zu bytes of symmetric memory (ucp_mem_map)", seg.size()).c_str(), st);
+  void* packed = nullptr;
+  std::size_t len = 0;
+  if (ucs_status_t st = ucp_rkey_pack(s_->context, l.mem, &packed, &len); st != UCS_OK)
+    ucx_failed("packing a remote key (ucp_rkey_pack)", st);
+  l.rkey.assign(static_cast<const char*>(packed), len);
+  ucp_rkey_buffer_release(packed);
+  l.base = reinterpret_cast<std::uintptr_t>(seg.base());
+  l.size = seg.size();
+  return {};
+}
+
+std::string UcxTransport::card() const {
+  std::string c;
+  put_u64(c, s_->address.size());
+  c += s_->address;
+  for (const LocalSegment& l : s_->segments) {
+    put_u64(c, l.base);
+    put_u64(c, l.size);
+    put_u64(c, l.rkey.size());
+    c += l.rkey;
+  }
+  return c;
+}
+
+void UcxTransport::set_cards(std::vector<std::string> cards) { s_->cards = std::move(cards); }
+
+void UcxTransport::put(int pe, void* dst, const void* src, std::size_t n) { s_->rma(true, pe, dst, src, n); }
+
+void UcxTransport::get(int pe, void* dst, const void* src, std::size_t n) { s_->rma(false, pe, dst, src, n); }
+
+std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
+                                   std::uint64_t compare) {
+  if (width != 4 && width != 8)
+    raise(ErrorCode::InvalidUsage, "UCX transport: atomics are 4 or 8 bytes wide, not %zu", width);
+  Peer& p = s_->peer(pe);
+  auto [raddr, rkey] = s_->remote(p, dst, width, pe);
+  ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
+  bool fetch = true;
+  switch (op) {
+    case AtomicOp::Fetch: operand = 0; break;  // add 0, fetching
+    case AtomicOp::Set: uop = UCP_ATOMIC_OP_SWAP; break;
+    case AtomicOp::Swap: uop = UCP_ATOMIC_OP_SWAP; break;
+    case AtomicOp::CompareSwap: uop = UCP_ATOMIC_OP_CSWAP; break;
+    case AtomicOp::Add: fetch = false; break;
+    case AtomicOp::FetchAdd: break;
+    case AtomicOp::And: fetch = false; [[fallthrough]];
+    case AtomicOp::FetchAnd: uop = UCP_ATOMIC_OP_AND; break;
+    case AtomicOp::Or: fetch = false; [[fallthrough]];
+    case AtomicOp::FetchOr: uop = UCP_ATOMIC_OP_OR; break;
+    case AtomicOp::Xor: fetch = false; [[fallthrough]];
+    case AtomicOp::FetchXor: uop = UCP_ATOMIC_OP_XOR; break;
+  }
+  // Operands in the width's own type (little-endian: the low bytes).
+  std::uint64_t x = op == AtomicOp::CompareSwap ? compare : operand;
+  std::uint64_t reply = op == AtomicOp::CompareSwap ? operand : 0;
+  ucp_request_param_t prm{};
+  prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  prm.datatype = ucp_dt_make_contig(width);
+  if (fetch) {
+    prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    prm.reply_buffer = &reply;
+  }
+  p.count(width);
+  s_->finish(ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm), pe, "an atomic operation");
+  return width == 4 ? reply & 0xffffffffu : reply;
+}
+
+void UcxTransport::put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig,
+                              std::uint64_t signal, bool add) {
+  put(pe, dst, src, n);
+  ucp_worker_fence(s_->worker);  // the data is delivered before the signal
+  atomic(pe, add ? AtomicOp::Add : AtomicOp::Set, sig, sizeof *sig, signal, 0);
+}
+
+void UcxTransport::fence() {
+  if (ucs_status_t st = ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
+}
+
+void UcxTransport::quiet() {
+  ucp_request_param_t prm{};
+  s_->finish(ucp_worker_flush_nbx(s_->worker, &prm), s_->my_pe, "quiet (a flush of every operation to the peers)");
+}
+
+void UcxTransport::progress() { ucp_worker_progress(s_->worker); }
+
+void UcxTransport::closing() { s_->closing.store(true, std::memory_order_release); }
+
+int UcxTransport::endpoints() const noexcept { return s_->endpoints.load(std::memory_order_relaxed); }
+
+UcxTransport::Traffic UcxTransport::traffic(int pe) const noexcept {
+  if (!reachable(pe)) return {};
+  const Peer* p = s_->peers[pe].load(std::memory_order_acquire);
+  return p ? Traffic{p->ops.load(std::memory_order_relaxed), p->bytes.load(std::memory_order_relaxed)} : Traffic{};
+}
+
+std::string UcxTransport::version() {
+  unsigned major = 0, minor = 0, release = 0;
+  ucp_get_version(&major, &minor, &release);
+  return strprintf("UCX %u.%u.%u", major, minor, release);
+}
+
+}  // namespace tilecomm::transport

@@ -1,0 +1,88 @@
+// The UCX transport: puts, gets and AMOs through UCX (Debian's libucx),
+// for PEs that do not share memory (another host), or for every PE when
+// TILECOMM_TRANSPORTS lists ucx first (tests and comparison on one host).
+//
+// NOTE [ucx cards] At init this PE maps its symmetric segments with
+// ucp_mem_map once and writes a card: its worker address, then each
+// segment's base, size and packed remote key. Cards are exchanged through
+// the bootstrap; nothing else is done per peer at init. The first operation
+// to a peer makes its endpoint and unpacks its keys (a per-peer slot that
+// starts empty), so endpoints exist only towards the peers a PE talks to.
+// Holding every card is the part that does not scale (about 240 bytes a
+// peer: 3.9 MB per PE at 16k PEs); docs/ARCHITECTURE.md has the plan that
+// replaces it with a lookup on first use.
+//
+// Completion: put() returns when the source may be reused (UCX's local
+// completion), get() and the fetching AMOs when the value has arrived;
+// puts and non-fetching AMOs are delivered at quiet() (a worker flush).
+// fence() is ucp_worker_fence. Over TCP a peer's data lands only while the
+// target calls into UCX, so the runtime makes every wait loop progress the
+// worker (core/wait.hpp). The worker is thread-safe (UCS_THREAD_MODE_MULTI):
+// any thread may wait, and so progress, at any time. A PE that computes for
+// long without calling tilecomm would stall its peers' gets and AMOs; with
+// TILECOMM_UCX_PROGRESS_THREAD=1 a thread of its own sleeps in poll() on the
+// worker's event descriptor (ucp_worker_arm) and progresses it when UCX has
+// news: no interval sleep, no spinning while nothing happens.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "transport/transport.hpp"
+
+namespace tilecomm::transport {
+
+class UcxTransport final : public Transport {
+ public:
+  static constexpr int kSegments = 2;
+
+  /// With `progress_thread`, a thread of this PE progresses the worker when
+  /// UCX has news, so that peers' operations land while the PE computes.
+  UcxTransport(int my_pe, int n_pes, bool progress_thread);
+  ~UcxTransport() override;
+
+  std::string_view name() const noexcept override { return "ucx"; }
+  Capabilities capabilities() const noexcept override { return {false, true, true}; }
+  bool reachable(int pe) const noexcept override;
+
+  /// Maps the segment with UCX; the key peers need is in card(), not in the
+  /// returned SegmentKey (empty).
+  memory::SegmentKey register_segment(int id, const memory::Segment& seg) override;
+  /// Nothing to do: peers are reached through their cards (set_cards).
+  void attach(int, int, const memory::SegmentKey&) override {}
+
+  /// This PE's card (NOTE [ucx cards]), complete once every segment is registered.
+  std::string card() const;
+  /// Every PE's card, indexed by PE (this PE's included).
+  void set_cards(std::vector<std::string> cards);
+
+  void put(int pe, void* dst, const void* src, std::size_t n) override;
+  void get(int pe, void* dst, const void* src, std::size_t n) override;
+  std::uint64_t atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
+                       std::uint64_t compare) override;
+  void put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig, std::uint64_t signal,
+                  bool add) override;
+  void fence() override;
+  void quiet() override;
+  void progress() override;
+
+  /// The job is finishing (after its last barrier): peers that leave are no news.
+  void closing();
+  /// Endpoints made so far (peers this PE has talked to).
+  int endpoints() const noexcept;
+  /// Operations (puts, gets, AMOs) and their bytes sent to PE `pe` so far.
+  struct Traffic {
+    std::uint64_t ops = 0, bytes = 0;
+  };
+  Traffic traffic(int pe) const noexcept;
+  /// "UCX 1.13.1", for tilecomm-info.
+  static std::string version();
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace tilecomm::transport
