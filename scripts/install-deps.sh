@@ -2,7 +2,8 @@
 # Installs the Debian packages tilecomm needs, if any is missing.
 #   scripts/install-deps.sh          build and test dependencies
 #   scripts/install-deps.sh --bench  also the peers of bench/compare and bench/compare-coll:
-#                                    OpenMPI (its OSHMEM and MPI), MPICH, and gnuplot for the plots
+#                                    OpenMPI (its OSHMEM and MPI), MPICH, gnuplot for the plots, and
+#                                    ucx_perftest (ucx-utils)
 set -euo pipefail
 
 # clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
@@ -12,7 +13,7 @@ set -euo pipefail
 packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev libpmix-dev mpich
           openmpi-bin libucx-dev)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libopenmpi-dev libmpich-dev gnuplot-nox)
+  packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils)
 fi
 
 missing=()

@@ -156,8 +156,7 @@ void finalize() {
   Runtime& rt = *g_runtime;
   rt.quiet("shmem_finalize");
   transport::dma::Engine::instance().quiesce();  // its copies touch symmetric memory
-  rt.team_sync(tilecomm_team_world, "shmem_finalize");
-  rt.finalize();
+  rt.finalize(tilecomm_team_world);
   g_state.store(static_cast<int>(State::Finalized));
   if (g_uid_server && g_uid_server_pid != getpid()) g_uid_server = nullptr;  // forked: not ours
   if (g_uid_server) {

@@ -310,8 +310,9 @@ void Runtime::fence(const char* call) {
   shm_->fence();
 }
 
-void Runtime::finalize() {
-  if (ucx_) ucx_->closing();
+void Runtime::finalize(tilecomm_team& world) {
+  if (ucx_) ucx_->closing();  // from here peers leave: a UCX connection that breaks is no news
+  team_sync(world, "shmem_finalize");
   if (client_) client_->finalize();
 }
 

@@ -172,7 +172,9 @@ class Runtime {
   void free_slot(int slot);
   void reset_slot(int slot);
 
-  void finalize();
+  /// shmem_finalize after its quiet: the last barrier of `world`, then the
+  /// bootstrap's goodbye.
+  void finalize(tilecomm_team& world);
   [[noreturn]] void global_exit(int status);
 
  private:

@@ -30,8 +30,11 @@ void Runtime::team_sync(tilecomm_team& team, const char* call) {
   if (central()) return central_sync(team, epoch, call);
   for (int r = 0, dist = 1; dist < n; ++r, dist <<= 1) {
     int partner = team.world((me + dist) % n);
+    // Only this PE writes this flag of the partner, once per barrier of the
+    // team: on another host, adding 1 raises it to the epoch as a store
+    // would, and a posted add does not wait for a round trip.
     if (local_[partner]) control(partner).barrier[team.slot][r].value.store(epoch, std::memory_order_release);
-    else word_op(partner, transport::AtomicOp::Set, &mine[r].value, epoch, call);
+    else word_op(partner, transport::AtomicOp::Add, &mine[r].value, 1, call);
     std::atomic<std::uint64_t>& flag = mine[r].value;
     WaitStatus st = wait_for([&] { return flag.load(std::memory_order_acquire) >= epoch; });
     if (st != WaitStatus::Done) {

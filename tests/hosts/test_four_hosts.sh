@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Four "hosts" (tests/hosts/netns.sh) of 16 PEs each, one 64-PE tcrun job
+# over UCX_TLS=tcp: hosts_smoke checks a ring of puts, an fcollect and a
+# sum over all PEs and reports the init time and the UCX endpoints made.
+# Every PE must see the 16 PEs of its host in SHMEM_TEAM_SHARED, and must
+# have talked over UCX to exactly the 48 PEs of the other hosts. Exit 77:
+# skipped (no namespaces here).
+#   test_four_hosts.sh TCRUN HOSTS_SMOKE
+set -uo pipefail
+tcrun=$(realpath "$1") pe=$(realpath "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/netns.sh"
+hosts_up 4 || exit $?
+export TC_HOLDERS_LIST="${TC_HOLDERS[*]}" pe
+pe_on_host() { local h=($TC_HOLDERS_LIST); nsenter --target "${h[$1]}" --net --ipc --mount --pid -- "${@:2}"; }
+export -f pe_on_host
+
+fail() { echo "test_four_hosts: $*" >&2; exit 1; }
+
+out=$(in_net 0 env TILECOMM_BOOTSTRAP_ADDR="$(host_addr 0)" TILECOMM_BOOTSTRAP_TIMEOUT=120 TILECOMM_TIMEOUT=300 \
+  UCX_TLS=tcp "$tcrun" -n 64 bash -c 'pe_on_host $((TILECOMM_RANK / 16)) "$pe"' 2>&1)
+status=$?
+echo "$out"
+[[ $status -eq 0 ]] || fail "the 64-PE job over four hosts failed (status $status)"
+grep -q "hosts_smoke: 64 PEs (16 on PE 0's host).*min 48, mean 48.0, max 48; checks passed" <<<"$out" ||
+  fail "expected 64 PEs, 16 per host, and 48 UCX endpoints on every PE"
+
+hosts_down
+ip netns list | grep -q "^$TC_NS" && fail "namespaces left behind: $(ip netns list | grep "^$TC_NS")"
+echo "test_four_hosts: ok"
