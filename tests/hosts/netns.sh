@@ -12,6 +12,8 @@
 #   in_net I CMD...    runs CMD in host I's network namespace only (a launcher that must see
 #                      the machine's processes, to start PEs on the hosts with on_host)
 #   hosts_down         removes everything hosts_up made (also run at exit)
+#   hosts_export       makes pe_on_host I CMD... (on_host) work in processes this shell starts
+#                      that start others in turn (tcrun's PEs, OpenMPI's rsh agent)
 
 TC_NS=tc$$
 TC_HOSTS=0
@@ -87,4 +89,14 @@ in_net() {
   local i=$1
   shift
   ip netns exec "${TC_NS}h$i" "$@"
+}
+
+hosts_export() {
+  export TC_HOLDERS_LIST="${TC_HOLDERS[*]}"
+  export -f pe_on_host
+}
+
+pe_on_host() {
+  local h=($TC_HOLDERS_LIST)
+  nsenter --target "${h[$1]}" --net --ipc --mount --pid -- "${@:2}"
 }

@@ -11,9 +11,8 @@ tcrun=$(realpath "$1") pe=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/netns.sh"
 hosts_up 4 || exit $?
-export TC_HOLDERS_LIST="${TC_HOLDERS[*]}" pe
-pe_on_host() { local h=($TC_HOLDERS_LIST); nsenter --target "${h[$1]}" --net --ipc --mount --pid -- "${@:2}"; }
-export -f pe_on_host
+export pe
+hosts_export
 
 fail() { echo "test_four_hosts: $*" >&2; exit 1; }
 

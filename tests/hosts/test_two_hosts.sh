@@ -20,10 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 hosts_up 2 || exit $?
 pe_arg=plain  # tc_fail_pe's mode; the test programs take none
 export TC_NS tcrun pe pe_arg
-export TC_HOLDERS_LIST="${TC_HOLDERS[*]}"
-# on_host for the PEs' shell (bash cannot export arrays).
-pe_on_host() { local h=($TC_HOLDERS_LIST); nsenter --target "${h[$1]}" --net --ipc --mount --pid -- "${@:2}"; }
-export -f pe_on_host
+hosts_export
 
 fail() { echo "test_two_hosts: $*" >&2; exit 1; }
 
