@@ -1,5 +1,6 @@
 #include "transport/ucx/ucx_transport.hpp"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <ucp/api/ucp.h>
 
@@ -16,6 +17,42 @@
 namespace tilecomm::transport {
 
 namespace {
+
+// NOTE [ucx loading] UCX is loaded (dlopen of libucp.so.0) when a job first
+// needs it, not linked: a job on one host never loads it, and UCX's memory
+// hooks (libucm patches mmap and madvise in the whole process when it loads)
+// stay out of every process that does not use UCX, tcrun included.
+#define TC_UCX_FUNCTIONS(X)                                                                                     \
+  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_read) X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) \
+  X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version) X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)      \
+  X(ucp_put_nbx) X(ucp_request_check_status) X(ucp_request_free) X(ucp_rkey_buffer_release) X(ucp_rkey_destroy)    \
+  X(ucp_rkey_pack) X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_fence)                \
+  X(ucp_worker_flush_nbx) X(ucp_worker_get_address) X(ucp_worker_get_efd) X(ucp_worker_progress)                  \
+  X(ucp_worker_release_address) X(ucp_worker_signal) X(ucs_status_string)
+
+struct Api {
+#define TC_UCX_MEMBER(f) decltype(&::f) f = nullptr;
+  TC_UCX_FUNCTIONS(TC_UCX_MEMBER)
+#undef TC_UCX_MEMBER
+};
+
+// The UCX functions, loaded on first use; raises when UCX is missing.
+const Api& ucx() {
+  static const Api api = [] {
+    void* lib = dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL);
+    if (!lib)
+      raise(ErrorCode::System, "UCX transport: cannot load libucp.so.0 (%s); install Debian's libucx0, which a job "
+            "needs when it spans hosts or TILECOMM_TRANSPORTS lists ucx", dlerror());
+    Api a;
+#define TC_UCX_LOAD(f)                                                                                          \
+  a.f = reinterpret_cast<decltype(a.f)>(dlsym(lib, #f));                                                        \
+  if (!a.f) raise(ErrorCode::System, "UCX transport: libucp.so.0 has no %s; tilecomm needs UCX 1.13 or later", #f);
+    TC_UCX_FUNCTIONS(TC_UCX_LOAD)
+#undef TC_UCX_LOAD
+    return a;
+  }();
+  return api;
+}
 
 // One peer's connection, made on first use (NOTE [ucx cards]).
 struct Peer {
@@ -57,7 +94,7 @@ std::string_view take_bytes(std::string_view& s) {
 
 [[noreturn]] void ucx_failed(const char* what, ucs_status_t st) {
   raise(ErrorCode::Transport, "UCX transport: %s failed: %s; UCX_LOG_LEVEL=info shows UCX's view, and UCX_TLS "
-        "chooses its transports (for example UCX_TLS=tcp)", what, ucs_status_string(st));
+        "chooses its transports (for example UCX_TLS=tcp)", what, ucx().ucs_status_string(st));
 }
 
 }  // namespace
@@ -78,17 +115,17 @@ struct UcxTransport::State {
 
   // The progress thread: progresses the worker while it has work, then arms
   // it and sleeps in poll() on its event descriptor until UCX has news (an
-  // incoming request, a completion) or ucp_worker_signal() wakes it to stop.
+  // incoming request, a completion) or ucx().ucp_worker_signal() wakes it to stop.
   void progress_events(int efd) {
     for (;;) {
-      while (ucp_worker_progress(worker) != 0) {
+      while (ucx().ucp_worker_progress(worker) != 0) {
       }
       if (stopping.load(std::memory_order_acquire)) return;
-      const ucs_status_t st = ucp_worker_arm(worker);
+      const ucs_status_t st = ucx().ucp_worker_arm(worker);
       if (st == UCS_ERR_BUSY) continue;  // news arrived while arming
       if (st != UCS_OK)
         fatal("UCX transport: the progress thread cannot arm the worker (ucp_worker_arm): %s; unset "
-              "TILECOMM_UCX_PROGRESS_THREAD", ucs_status_string(st));
+              "TILECOMM_UCX_PROGRESS_THREAD", ucx().ucs_status_string(st));
       pollfd fd{efd, POLLIN, 0};
       if (poll(&fd, 1, -1) < 0 && errno != EINTR)
         fatal("UCX transport: the progress thread's poll() failed: %s", std::strerror(errno));
@@ -116,17 +153,17 @@ struct UcxTransport::State {
     ep.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t st) {
       const Peer& peer = *static_cast<Peer*>(arg);
       if (!peer.closing->load(std::memory_order_acquire))
-        TC_LOG(Warn, "ucx", "the connection to PE %d broke: %s", peer.pe, ucs_status_string(st));
+        TC_LOG(Warn, "ucx", "the connection to PE %d broke: %s", peer.pe, ucx().ucs_status_string(st));
     };
     ep.err_handler.arg = p.get();
-    if (ucs_status_t st = ucp_ep_create(worker, &ep, &p->ep); st != UCS_OK)
+    if (ucs_status_t st = ucx().ucp_ep_create(worker, &ep, &p->ep); st != UCS_OK)
       ucx_failed(strprintf("connecting to PE %d (ucp_ep_create)", pe).c_str(), st);
     for (int s = 0; s < kSegments; ++s) {
       p->base[s] = take_u64(card);
       take_u64(card);  // size: the same as ours (symmetric)
       std::string_view key = take_bytes(card);
       if (key.empty()) continue;
-      if (ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data(), &p->rkey[s]); st != UCS_OK)
+      if (ucs_status_t st = ucx().ucp_ep_rkey_unpack(p->ep, key.data(), &p->rkey[s]); st != UCS_OK)
         ucx_failed(strprintf("unpacking PE %d's key of segment %d (ucp_ep_rkey_unpack)", pe, s).c_str(), st);
     }
     endpoints.fetch_add(1, std::memory_order_relaxed);
@@ -156,7 +193,7 @@ struct UcxTransport::State {
     auto [raddr, rkey] = remote(p, sym, n, pe);
     ucp_request_param_t prm{};
     p.count(n);
-    finish(put ? ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm), pe,
+    finish(put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm), pe,
            put ? "a put" : "a get");
   }
 
@@ -169,11 +206,11 @@ struct UcxTransport::State {
     // need it: an oversubscribed host), and sees failures and the timeout.
     ucs_status_t st = UCS_INPROGRESS;
     const WaitStatus ws = wait_for([&] {
-      ucp_worker_progress(worker);
-      st = ucp_request_check_status(req);
+      ucx().ucp_worker_progress(worker);
+      st = ucx().ucp_request_check_status(req);
       return st != UCS_INPROGRESS;
     });
-    ucp_request_free(req);
+    ucx().ucp_request_free(req);
     if (ws != WaitStatus::Done)
       raise(ws == WaitStatus::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
             "UCX transport: %s on PE %d did not complete: %s", what, pe,
@@ -182,7 +219,7 @@ struct UcxTransport::State {
   }
 
   [[noreturn]] void failed_op(int pe, const char* what, ucs_status_t st) {
-    raise(ErrorCode::Remote, "UCX transport: %s on PE %d failed: %s%s", what, pe, ucs_status_string(st),
+    raise(ErrorCode::Remote, "UCX transport: %s on PE %d failed: %s%s", what, pe, ucx().ucs_status_string(st),
           st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE
               ? " (the PE's process or host is gone)" : "");
   }
@@ -193,29 +230,29 @@ UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std:
   s_->n_pes = n_pes;
   s_->peers = std::vector<std::atomic<Peer*>>(n_pes);
   ucp_config_t* config = nullptr;
-  if (ucs_status_t st = ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
+  if (ucs_status_t st = ucx().ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     ucx_failed("reading UCX's configuration (ucp_config_read)", st);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (progress_thread ? UCP_FEATURE_WAKEUP : 0);
   params.mt_workers_shared = 1;
-  ucs_status_t st = ucp_init(&params, config, &s_->context);
-  ucp_config_release(config);
+  ucs_status_t st = ucx().ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &s_->context);
+  ucx().ucp_config_release(config);
   if (st != UCS_OK) ucx_failed("starting UCX (ucp_init)", st);
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_MULTI;
-  if (st = ucp_worker_create(s_->context, &wp, &s_->worker); st != UCS_OK)
+  if (st = ucx().ucp_worker_create(s_->context, &wp, &s_->worker); st != UCS_OK)
     ucx_failed("creating a UCX worker (ucp_worker_create)", st);
   ucp_address_t* address = nullptr;
   std::size_t len = 0;
-  if (st = ucp_worker_get_address(s_->worker, &address, &len); st != UCS_OK)
+  if (st = ucx().ucp_worker_get_address(s_->worker, &address, &len); st != UCS_OK)
     ucx_failed("reading the UCX worker's address (ucp_worker_get_address)", st);
   s_->address.assign(reinterpret_cast<const char*>(address), len);
-  ucp_worker_release_address(s_->worker, address);
+  ucx().ucp_worker_release_address(s_->worker, address);
   if (progress_thread) {
     int efd = -1;
-    if (st = ucp_worker_get_efd(s_->worker, &efd); st != UCS_OK)
+    if (st = ucx().ucp_worker_get_efd(s_->worker, &efd); st != UCS_OK)
       ucx_failed("reading the worker's event descriptor for the progress thread (ucp_worker_get_efd)", st);
     s_->progress_thread = std::thread([this, efd] { s_->progress_events(efd); });
   }
@@ -224,7 +261,7 @@ UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std:
 UcxTransport::~UcxTransport() {
   if (s_->progress_thread.joinable()) {
     s_->stopping.store(true, std::memory_order_release);
-    ucp_worker_signal(s_->worker);
+    ucx().ucp_worker_signal(s_->worker);
     s_->progress_thread.join();
   }
   // Peers may have exited already: force-close, which sends nothing.
@@ -232,24 +269,24 @@ UcxTransport::~UcxTransport() {
     Peer* p = slot.load();
     if (!p) continue;
     for (ucp_rkey_h k : p->rkey)
-      if (k) ucp_rkey_destroy(k);
+      if (k) ucx().ucp_rkey_destroy(k);
     ucp_request_param_t prm{};
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t req = ucp_ep_close_nbx(p->ep, &prm);
+    ucs_status_ptr_t req = ucx().ucp_ep_close_nbx(p->ep, &prm);
     if (req && !UCS_PTR_IS_ERR(req)) {
       (void)wait_for([&] {
-        ucp_worker_progress(s_->worker);
-        return ucp_request_check_status(req) != UCS_INPROGRESS;
+        ucx().ucp_worker_progress(s_->worker);
+        return ucx().ucp_request_check_status(req) != UCS_INPROGRESS;
       });
-      ucp_request_free(req);
+      ucx().ucp_request_free(req);
     }
     delete p;
   }
   for (LocalSegment& seg : s_->segments)
-    if (seg.mem) ucp_mem_unmap(s_->context, seg.mem);
-  if (s_->worker) ucp_worker_destroy(s_->worker);
-  if (s_->context) ucp_cleanup(s_->context);
+    if (seg.mem) ucx().ucp_mem_unmap(s_->context, seg.mem);
+  if (s_->worker) ucx().ucp_worker_destroy(s_->worker);
+  if (s_->context) ucx().ucp_cleanup(s_->context);
 }
 
 bool UcxTransport::reachable(int pe) const noexcept { return pe >= 0 && pe < s_->n_pes; }
@@ -261,14 +298,14 @@ memory::SegmentKey UcxTransport::register_segment(int id, const memory::Segment&
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
   mp.address = seg.base();
   mp.length = seg.size();
-  if (ucs_status_t st = ucp_mem_map(s_->context, &mp, &l.mem); st != UCS_OK)
+  if (ucs_status_t st = ucx().ucp_mem_map(s_->context, &mp, &l.mem); st != UCS_OK)
     ucx_failed(strprintf("registering %zu bytes of symmetric memory (ucp_mem_map)", seg.size()).c_str(), st);
   void* packed = nullptr;
   std::size_t len = 0;
-  if (ucs_status_t st = ucp_rkey_pack(s_->context, l.mem, &packed, &len); st != UCS_OK)
+  if (ucs_status_t st = ucx().ucp_rkey_pack(s_->context, l.mem, &packed, &len); st != UCS_OK)
     ucx_failed("packing a remote key (ucp_rkey_pack)", st);
   l.rkey.assign(static_cast<const char*>(packed), len);
-  ucp_rkey_buffer_release(packed);
+  ucx().ucp_rkey_buffer_release(packed);
   l.base = reinterpret_cast<std::uintptr_t>(seg.base());
   l.size = seg.size();
   return {};
@@ -326,27 +363,27 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     prm.reply_buffer = &reply;
   }
   p.count(width);
-  s_->finish(ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm), pe, "an atomic operation");
+  s_->finish(ucx().ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm), pe, "an atomic operation");
   return width == 4 ? reply & 0xffffffffu : reply;
 }
 
 void UcxTransport::put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig,
                               std::uint64_t signal, bool add) {
   put(pe, dst, src, n);
-  ucp_worker_fence(s_->worker);  // the data is delivered before the signal
+  ucx().ucp_worker_fence(s_->worker);  // the data is delivered before the signal
   atomic(pe, add ? AtomicOp::Add : AtomicOp::Set, sig, sizeof *sig, signal, 0);
 }
 
 void UcxTransport::fence() {
-  if (ucs_status_t st = ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
+  if (ucs_status_t st = ucx().ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
 }
 
 void UcxTransport::quiet() {
   ucp_request_param_t prm{};
-  s_->finish(ucp_worker_flush_nbx(s_->worker, &prm), s_->my_pe, "quiet (a flush of every operation to the peers)");
+  s_->finish(ucx().ucp_worker_flush_nbx(s_->worker, &prm), s_->my_pe, "quiet (a flush of every operation to the peers)");
 }
 
-void UcxTransport::progress() { ucp_worker_progress(s_->worker); }
+void UcxTransport::progress() { ucx().ucp_worker_progress(s_->worker); }
 
 void UcxTransport::closing() { s_->closing.store(true, std::memory_order_release); }
 
@@ -360,7 +397,7 @@ UcxTransport::Traffic UcxTransport::traffic(int pe) const noexcept {
 
 std::string UcxTransport::version() {
   unsigned major = 0, minor = 0, release = 0;
-  ucp_get_version(&major, &minor, &release);
+  ucx().ucp_get_version(&major, &minor, &release);
   return strprintf("UCX %u.%u.%u", major, minor, release);
 }
 
