@@ -2,6 +2,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "api_test.hpp"
@@ -118,4 +119,14 @@ TEST(Setup, PeAccessible) {
   EXPECT_EQ(shmem_pe_accessible(-1), 0);
   EXPECT_EQ(shmem_pe_accessible(n), 0);
   EXPECT_EQ(shmem_pe_accessible(INT_MAX), 0);
+}
+
+// NOTE [ucx loading]: a job on one host that does not list ucx in
+// TILECOMM_TRANSPORTS never loads UCX (nor its memory hooks).
+TEST(Setup, AOneHostJobDoesNotLoadUcx) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line, found;
+  while (std::getline(maps, line))
+    if (line.find("libucp") != std::string::npos || line.find("libucm") != std::string::npos) found = line;
+  EXPECT_EQ(found, "") << "PE " << me() << " mapped UCX";
 }
