@@ -31,10 +31,14 @@ test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j 2
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the whole suite.
+# intercept_tls_get_addr=0: LeakSanitizer's bookkeeping of the dynamic TLS of
+# libraries loaded by dlopen (UCX's, NOTE [ucx loading]) misreads glibc's
+# blocks now and then and its leak scan dies with "Tracer caught signal 11"
+# after the program passed; without it the scan skips those blocks only.
 test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTILECOMM_SANITIZE=address,undefined >/dev/null
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	cd build-asan && ASAN_OPTIONS=abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j 2
 
 # ThreadSanitizer over the tests where threads of one PE share state:
