@@ -32,9 +32,10 @@ void Runtime::team_sync(tilecomm_team& team, const char* call) {
     int partner = team.world((me + dist) % n);
     // Only this PE writes this flag of the partner, once per barrier of the
     // team: on another host, adding 1 raises it to the epoch as a store
-    // would, and a posted add does not wait for a round trip.
+    // would, and a posted add (Notify) waits for no round trip, now or at
+    // the next quiet.
     if (local_[partner]) control(partner).barrier[team.slot][r].value.store(epoch, std::memory_order_release);
-    else word_op(partner, transport::AtomicOp::Add, &mine[r].value, 1, call);
+    else word_op(partner, transport::AtomicOp::Notify, &mine[r].value, 1, call);
     std::atomic<std::uint64_t>& flag = mine[r].value;
     WaitStatus st = wait_for([&] { return flag.load(std::memory_order_acquire) >= epoch; });
     if (st != WaitStatus::Done) {

@@ -32,7 +32,9 @@ struct Capabilities {
   bool asynchronous = false;    // put/get may complete after they return
 };
 
-enum class AtomicOp { Fetch, Set, Swap, CompareSwap, Add, FetchAdd, And, FetchAnd, Or, FetchOr, Xor, FetchXor };
+// Notify is Add to a word its owner polls (a barrier flag): the owner sees
+// it arrive, so quiet and fence need not wait for its delivery.
+enum class AtomicOp { Fetch, Set, Swap, CompareSwap, Add, FetchAdd, And, FetchAnd, Or, FetchOr, Xor, FetchXor, Notify };
 
 class Transport {
  public:

@@ -39,7 +39,8 @@ T apply(AtomicOp op, T* p, T v, T cmp) {
     case AtomicOp::Set: a.store(v); return 0;
     case AtomicOp::Swap: return a.exchange(v);
     case AtomicOp::CompareSwap: a.compare_exchange_strong(cmp, v); return cmp;
-    case AtomicOp::Add: a.fetch_add(v); return 0;
+    case AtomicOp::Add:
+    case AtomicOp::Notify: a.fetch_add(v); return 0;
     case AtomicOp::FetchAdd: return a.fetch_add(v);
     case AtomicOp::And: a.fetch_and(v); return 0;
     case AtomicOp::FetchAnd: return a.fetch_and(v);

@@ -110,6 +110,12 @@ struct UcxTransport::State {
   std::mutex connect_mutex;
   std::atomic<int> endpoints{0};
   std::atomic<bool> closing{false};
+  // NOTE [ucx quiet] An operation that completes before the target has it
+  // (a put, a posted atomic) sets this before it is posted; quiet flushes
+  // the worker only when it is set. A flush costs a round trip over TCP
+  // even when nothing is outstanding but barrier flags (AtomicOp::Notify),
+  // which a barrier_all (quiet, then barrier) would otherwise pay each time.
+  std::atomic<bool> unflushed{false};
   std::thread progress_thread;  // TILECOMM_UCX_PROGRESS_THREAD=1
   std::atomic<bool> stopping{false};
 
@@ -193,6 +199,7 @@ struct UcxTransport::State {
     auto [raddr, rkey] = remote(p, sym, n, pe);
     ucp_request_param_t prm{};
     p.count(n);
+    if (put) unflushed.store(true);
     finish(put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm), pe,
            put ? "a put" : "a get");
   }
@@ -343,7 +350,8 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     case AtomicOp::Set: uop = UCP_ATOMIC_OP_SWAP; break;
     case AtomicOp::Swap: uop = UCP_ATOMIC_OP_SWAP; break;
     case AtomicOp::CompareSwap: uop = UCP_ATOMIC_OP_CSWAP; break;
-    case AtomicOp::Add: fetch = false; break;
+    case AtomicOp::Add:
+    case AtomicOp::Notify: fetch = false; break;
     case AtomicOp::FetchAdd: break;
     case AtomicOp::And: fetch = false; [[fallthrough]];
     case AtomicOp::FetchAnd: uop = UCP_ATOMIC_OP_AND; break;
@@ -363,6 +371,7 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     prm.reply_buffer = &reply;
   }
   p.count(width);
+  if (!fetch && op != AtomicOp::Notify) s_->unflushed.store(true);
   s_->finish(ucx().ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm), pe, "an atomic operation");
   return width == 4 ? reply & 0xffffffffu : reply;
 }
@@ -379,6 +388,7 @@ void UcxTransport::fence() {
 }
 
 void UcxTransport::quiet() {
+  if (!s_->unflushed.exchange(false)) return;  // NOTE [ucx quiet]
   ucp_request_param_t prm{};
   s_->finish(ucx().ucp_worker_flush_nbx(s_->worker, &prm), s_->my_pe, "quiet (a flush of every operation to the peers)");
 }
