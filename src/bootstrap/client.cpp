@@ -113,6 +113,42 @@ void Client::allgather(const void* mine, std::size_t len, void* all, double time
   }
 }
 
+void Client::publish(const std::string& card) {
+  std::lock_guard<std::mutex> lock(send_mutex_);
+  if (!send_msg(fd_, Msg::Publish, card.data(), card.size()))
+    raise(ErrorCode::Transport, "PE %d lost the rendezvous server at %s", rank_, where_.c_str());
+}
+
+std::string Client::lookup(int pe, double timeout_s) {
+  if (!watcher_.joinable())
+    raise(ErrorCode::InvalidUsage, "PE %d looked up PE %d's card before init finished", rank_, pe);
+  const std::int32_t who = pe;
+  {
+    std::lock_guard<std::mutex> lock(send_mutex_);
+    if (!send_msg(fd_, Msg::Lookup, &who, sizeof who))
+      raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s while looking up PE %d's card", rank_,
+            where_.c_str(), pe);
+  }
+  const double deadline = detail::now_seconds() + timeout_s;
+  std::string card;
+  bool late = false;
+  WaitStatus st = wait_for([&] {
+    std::lock_guard<std::mutex> lock(answers_mutex_);
+    auto it = answers_.find(pe);
+    if (it == answers_.end()) return late = detail::now_seconds() > deadline;
+    card = std::move(it->second);
+    answers_.erase(it);
+    return true;
+  });
+  if (st == WaitStatus::PeerFailed)
+    raise(ErrorCode::Remote, "the job failed while PE %d looked up PE %d's card: %s", rank_, pe,
+          job_failure().c_str());
+  if (st == WaitStatus::TimedOut || late)
+    raise(ErrorCode::Timeout, "PE %d: the rendezvous server at %s did not answer a lookup of PE %d's card within "
+          "%g s (TILECOMM_BOOTSTRAP_TIMEOUT)", rank_, where_.c_str(), pe, timeout_s);
+  return card;
+}
+
 void Client::start_watcher(double abort_grace_s) {
   watcher_ = std::thread([this, abort_grace_s] { watch(abort_grace_s); });
 }
@@ -129,6 +165,11 @@ void Client::watch(double grace) {
     ServerMsg m = decode_server_msg(h, body, 0);
     switch (m.kind) {
       case ServerMsg::Abort: return on_abort(m.text, grace);
+      case ServerMsg::LookupResult: {
+        std::lock_guard<std::mutex> lock(answers_mutex_);
+        answers_[m.pe] = std::move(m.text);
+        break;
+      }
       case ServerMsg::GlobalExit:
         if (m.pe != rank_) TC_LOG(Info, "bootstrap", "PE %d called shmem_global_exit(%d); exiting", m.pe, m.status);
         fflush(stdout);

@@ -3,11 +3,13 @@
 // During init the calling thread uses it for allgathers. After init a
 // watcher thread owns the reading side: an Abort from the server (a peer
 // failed) or a lost connection sets the job's failure state, so every wait
-// in this PE returns; a GlobalExit ends this process with the given status.
+// in this PE returns; a GlobalExit ends this process with the given status;
+// the answer to a card lookup is handed to the thread that asked.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,6 +32,13 @@ class Client {
   /// Waits up to timeout_s; throws naming what was awaited.
   void allgather(const void* mine, std::size_t len, void* all, double timeout_s);
 
+  /// Publishes this PE's card (NOTE [ucx cards]); before init's last allgather,
+  /// so that every card is there when init returns on any PE.
+  void publish(const std::string& card);
+  /// PE `pe`'s card (empty if it published none), asked of the server; needs
+  /// the watcher. Waits up to timeout_s, progressing like every wait.
+  std::string lookup(int pe, double timeout_s);
+
   /// Starts the watcher thread (after the last allgather of init).
   /// abort_grace_s: how long a PE that is not inside a tilecomm wait is given
   /// to notice a failure before the watcher ends the process.
@@ -49,6 +58,8 @@ class Client {
   std::string where_;
   std::mutex send_mutex_;
   std::atomic<bool> finalizing_{false};
+  std::mutex answers_mutex_;
+  std::map<int, std::string> answers_;  // lookups answered, not yet taken
   std::thread watcher_;
 };
 

@@ -204,7 +204,7 @@ void Job::process(int id, Conn& c, const MsgHeader& h, const std::vector<char>& 
       return;
     }
     case Msg::GlobalExit: {
-      std::optional<std::int32_t> status = decode_exit_request(body);
+      std::optional<std::int32_t> status = decode_int32(body);
       if (!status) return drop(c, strprintf("it sent a GlobalExit of %zu bytes, not 4", body.size()));
       // Every PE, the caller included, exits when it reads this; their
       // disconnects are then expected and must not raise an abort.
@@ -212,6 +212,22 @@ void Job::process(int id, Conn& c, const MsgHeader& h, const std::vector<char>& 
       global_exit_status_ = *status;
       std::int32_t out[2] = {*status, c.rank};
       return broadcast(Msg::GlobalExit, out, sizeof out);
+    }
+    case Msg::Publish: {
+      Rank& r = ranks_[c.rank];
+      if (r.published) return drop(c, "it published a second card");
+      r.published = true;
+      r.card.assign(body.begin(), body.end());
+      return;
+    }
+    case Msg::Lookup: {
+      std::optional<std::int32_t> pe = decode_int32(body);
+      if (!pe || *pe < 0 || *pe >= size_)
+        return drop(c, strprintf("it sent a Lookup of %zu bytes that names no PE of the %d", body.size(), size_));
+      std::string answer(reinterpret_cast<const char*>(&*pe), sizeof *pe);
+      answer += ranks_[*pe].card;
+      c.io.push(encode(Msg::LookupResult, answer.data(), answer.size()));
+      return;
     }
     default:
       TC_LOG(Warn, "bootstrap", "%s sent unexpected message type %u (%s); ignored", who(c.rank).c_str(), h.type,

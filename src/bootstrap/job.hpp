@@ -1,5 +1,6 @@
 // The rendezvous server's state machine: who joined, allgather rounds,
-// Finalize, GlobalExit and Abort, for one job.
+// published cards and their lookups, Finalize, GlobalExit and Abort, for
+// one job.
 //
 // It owns no socket and never blocks. The Server (server.hpp) feeds it the
 // bytes and closes of each connection and sends what it queues in a
@@ -101,6 +102,8 @@ class Job {
     bool joined = false;
     bool finalized = false;
     bool gathered = false;
+    bool published = false;
+    std::string card;  // Publish: what a Lookup answers (NOTE [ucx cards])
     int pid = 0;
     std::string host;
   };

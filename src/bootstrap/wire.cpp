@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "core/error.hpp"
 
@@ -17,8 +18,9 @@ namespace tilecomm::bootstrap {
 
 const char* msg_name(std::uint32_t type) {
   static const char* const kNames[] = {"Hello", "Welcome", "Reject", "Allgather",
-                                       "AllgatherResult", "Finalize", "Abort", "GlobalExit"};
-  return type >= 1 && type <= 8 ? kNames[type - 1] : "unknown";
+                                       "AllgatherResult", "Finalize", "Abort", "GlobalExit",
+                                       "Publish", "Lookup", "LookupResult"};
+  return type >= 1 && type <= std::size(kNames) ? kNames[type - 1] : "unknown";
 }
 
 std::string describe(const MsgHeader& hdr) {
@@ -132,7 +134,7 @@ std::optional<HelloBody> decode_hello(const std::vector<char>& body) {
   return hello;
 }
 
-std::optional<std::int32_t> decode_exit_request(const std::vector<char>& body) {
+std::optional<std::int32_t> decode_int32(const std::vector<char>& body) {
   if (body.size() != sizeof(std::int32_t)) return std::nullopt;
   std::int32_t status;
   memcpy(&status, body.data(), sizeof status);
@@ -167,6 +169,12 @@ ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body,
       m.pe = st[1];
       return m;
     }
+    case Msg::LookupResult:
+      if (body.size() < sizeof m.pe) break;
+      memcpy(&m.pe, body.data(), sizeof m.pe);
+      m.text.assign(body.begin() + sizeof m.pe, body.end());
+      m.kind = ServerMsg::LookupResult;
+      return m;
     default:
       break;
   }

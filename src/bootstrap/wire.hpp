@@ -26,6 +26,9 @@ enum class Msg : std::uint32_t {
   Finalize,         // PE -> server: this PE finalized; its disconnect is clean
   Abort,            // server -> PE: text naming the failed PE
   GlobalExit,       // PE -> server: int32 status; server -> PE: int32 status, int32 pe
+  Publish,          // PE -> server: this PE's card (once, during init: NOTE [ucx cards])
+  Lookup,           // PE -> server: int32 pe, whose card this PE needs
+  LookupResult,     // server -> PE: int32 pe, then its card (empty: it published none)
 };
 
 /// "Hello", "Abort"... or "unknown" for a type outside the protocol.
@@ -89,15 +92,15 @@ std::string encode(Msg type, const void* payload, std::size_t len);
 
 /// A Hello body of exactly the right size, its host name NUL-terminated.
 std::optional<HelloBody> decode_hello(const std::vector<char>& body);
-/// GlobalExit from a PE: one int32 status.
-std::optional<std::int32_t> decode_exit_request(const std::vector<char>& body);
+/// GlobalExit from a PE: one int32 status; Lookup from a PE: one int32 PE.
+std::optional<std::int32_t> decode_int32(const std::vector<char>& body);
 
 /// A message from the server as the client reads it, checked.
 struct ServerMsg {
-  enum Kind { Welcome, Reject, AllgatherResult, Abort, GlobalExit, Invalid } kind = Invalid;
-  std::string text;        // Reject, Abort: the reason; Invalid: what was wrong
+  enum Kind { Welcome, Reject, AllgatherResult, Abort, GlobalExit, LookupResult, Invalid } kind = Invalid;
+  std::string text;        // Reject, Abort: the reason; LookupResult: the card; Invalid: what was wrong
   std::int32_t status = 1;  // GlobalExit
-  std::int32_t pe = -1;     // GlobalExit: who called it
+  std::int32_t pe = -1;     // GlobalExit: who called it; LookupResult: whose card
 };
 /// `gather_len`: the byte count an AllgatherResult must have (n * blob).
 ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, std::size_t gather_len);

@@ -29,7 +29,7 @@ struct PeerInfo {
   char host_key[80];  // NOTE [host key]
   char machine[40];   // the boot id: PEs with equal ones share CPUs
   char coll[224];     // the collective settings every PE must share (coll_settings)
-  std::uint8_t ucx;   // UCX started (TILECOMM_TRANSPORTS lists ucx): its card follows
+  std::uint8_t ucx;   // UCX started (TILECOMM_TRANSPORTS lists ucx): its card is published
 };
 
 bool lists(const Config& cfg, TransportKind t) {
@@ -187,7 +187,7 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
     ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread);
     ucx_->register_segment(0, heap_);
     if (data_.size()) ucx_->register_segment(1, data_);
-    exchange_cards();
+    publish_card();
   }
   // Everybody has mapped everybody: from here a PE may exit without taking a
   // segment away from a peer that has not opened it yet.
@@ -208,23 +208,16 @@ Runtime::~Runtime() {
   }
 }
 
-// NOTE [ucx cards]: every PE's card, gathered through the bootstrap (their
-// lengths first: a worker address depends on the devices UCX found).
-void Runtime::exchange_cards() {
-  std::vector<std::string> cards(n_pes_);
-  cards[my_pe_] = ucx_->card();
+// NOTE [ucx cards]: this PE's card goes to the rendezvous server (before
+// init's last allgather, so every card is there once init returns), and a
+// peer's card is looked up there on the first operation to that peer.
+void Runtime::publish_card() {
   if (client_) {
-    std::uint64_t len = cards[my_pe_].size();
-    std::vector<std::uint64_t> lens(n_pes_);
-    client_->allgather(&len, sizeof len, lens.data(), cfg_.bootstrap_timeout);
-    const std::size_t max = *std::max_element(lens.begin(), lens.end());
-    std::string mine = cards[my_pe_];
-    mine.resize(max);
-    std::string all(max * n_pes_, '\0');
-    client_->allgather(mine.data(), max, all.data(), cfg_.bootstrap_timeout);
-    for (int pe = 0; pe < n_pes_; ++pe) cards[pe] = all.substr(pe * max, lens[pe]);
+    client_->publish(ucx_->card());
+    ucx_->set_card_lookup([client = client_.get(), timeout = cfg_.bootstrap_timeout](int pe) {
+      return client->lookup(pe, timeout);
+    });
   }
-  ucx_->set_cards(std::move(cards));
   g_ucx = ucx_.get();
   detail::g_progress.store(progress_ucx);
 }

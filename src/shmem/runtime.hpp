@@ -179,7 +179,7 @@ class Runtime {
 
  private:
   void set_routes();
-  void exchange_cards();
+  void publish_card();
   void quiet_engine(const char* call);
   Config cfg_;
   int my_pe_, n_pes_;

@@ -41,6 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case ServerMsg::Welcome: FUZZ_CHECK(body.empty(), "Welcome with %zu bytes", body.size()); break;
       case ServerMsg::AllgatherResult: FUZZ_CHECK(body.size() == gather_len, "result of %zu bytes", body.size()); break;
       case ServerMsg::GlobalExit: FUZZ_CHECK(body.size() == 8, "GlobalExit of %zu bytes", body.size()); break;
+      case ServerMsg::LookupResult:
+        FUZZ_CHECK(body.size() >= 4 && m.text.size() == body.size() - 4, "a card of %zu bytes in %zu", m.text.size(),
+                   body.size());
+        break;
       case ServerMsg::Reject:
       case ServerMsg::Abort: FUZZ_CHECK(m.text.size() <= body.size(), "text longer than its message"); break;
       case ServerMsg::Invalid: FUZZ_CHECK(!m.text.empty(), "an invalid message without a description"); break;

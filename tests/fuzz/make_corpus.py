@@ -9,7 +9,7 @@ import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COOKIE = b"tilecomm-fuzz-ck"  # kCookie of fuzz_server.cpp
-HELLO, WELCOME, REJECT, ALLGATHER, RESULT, FINALIZE, ABORT, GLOBAL_EXIT = range(1, 9)
+HELLO, WELCOME, REJECT, ALLGATHER, RESULT, FINALIZE, ABORT, GLOBAL_EXIT, PUBLISH, LOOKUP, LOOKUP_RESULT = range(1, 12)
 
 
 def msg(t, body=b""):
@@ -39,6 +39,10 @@ def server_seeds():
         "job2_pe_closes": bytes([2]) + two + rec(4, b"") + rec(1, msg(ALLGATHER, blob)),
         "job2_two_allgathers": bytes([2]) + two + rec(0, msg(ALLGATHER, blob) + msg(ALLGATHER, blob))
         + rec(1, msg(ALLGATHER, blob)) + rec(2, hello(0, 2)),
+        "job2_publish_lookup": bytes([2]) + two + rec(0, msg(PUBLISH, b"card-of-pe-0"))
+        + rec(1, msg(LOOKUP, struct.pack("<i", 0)) + msg(LOOKUP, struct.pack("<i", 1))),
+        "job2_lookup_out_of_range": bytes([2]) + two + rec(1, msg(LOOKUP, struct.pack("<i", 2))),
+        "job2_publish_twice": bytes([2]) + two + rec(0, msg(PUBLISH, b"a") + msg(PUBLISH, b"b")),
         "job2_duplicate_finalize": bytes([2]) + two + rec(0, msg(FINALIZE) + msg(FINALIZE)),
         "job2_global_exit": bytes([2]) + two + rec(1, msg(GLOBAL_EXIT, struct.pack("<i", 3))) + rec(4, bytes([0])),
         "job_size_from_hello": bytes([0]) + rec(0, hello(0, 3)) + rec(6, b"") + rec(1, hello(1, 2)),
@@ -65,6 +69,8 @@ def client_seeds():
         "abort": le16(0) + msg(ABORT, b"PE 1 (pid 5 on h) left the job without shmem_finalize"),
         "global_exit": le16(0) + msg(GLOBAL_EXIT, struct.pack("<ii", 7, 1)),
         "global_exit_short": le16(0) + msg(GLOBAL_EXIT, struct.pack("<i", 7)),
+        "lookup_result": le16(0) + msg(LOOKUP_RESULT, struct.pack("<i", 3) + b"card"),
+        "lookup_result_short": le16(0) + msg(LOOKUP_RESULT, b"ab"),
         "unknown_type": le16(0) + msg(99, b"x"),
         "huge_header": le16(0) + struct.pack("<II", RESULT, 0xFFFFFFFF),
         "truncated": le16(4) + msg(RESULT, bytes(4))[:9],

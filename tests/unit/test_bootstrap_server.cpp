@@ -317,3 +317,46 @@ TEST(BootstrapJob, AllgatherResultIsQueuedOnceForAllPes) {
     EXPECT_EQ(job.output(pe)->queue.front().get(), job.output(0)->queue.front().get()) << "PE " << pe;
   }
 }
+
+// NOTE [ucx cards]: a published card is what a lookup answers, byte for
+// byte; a PE that published none is answered with an empty card.
+TEST_F(TwoPeJob, LookupAnswersThePublishedCard) {
+  const std::string card("card\0of pe 0", 12);
+  pe0.send(Msg::Publish, card.data(), card.size());
+  for (std::int32_t pe : {0, 1}) {
+    pe1.send(Msg::Lookup, &pe, sizeof pe);
+    auto [type, body] = pe1.next();
+    ASSERT_EQ(type, "LookupResult");
+    ASSERT_EQ(body.size(), sizeof pe + (pe == 0 ? card.size() : 0));
+    std::int32_t who = -1;
+    memcpy(&who, body.data(), sizeof who);
+    EXPECT_EQ(who, pe);
+    EXPECT_EQ(body.substr(sizeof pe), pe == 0 ? card : std::string());
+  }
+  expect_allgather_works(pe0, pe1);  // the job goes on
+}
+
+TEST_F(TwoPeJob, LookupOfNoPeBreaksTheProtocol) {
+  const std::int32_t nobody = 2;
+  pe1.send(Msg::Lookup, &nobody, sizeof nobody);
+  EXPECT_EQ(pe1.next().first, "EOF");
+  auto [type, text] = pe0.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 1 (pid 1001 on fake) broke the bootstrap protocol: it sent a Lookup of 4 bytes that names "
+                      "no PE of the 2"), std::string::npos) << text;
+}
+
+TEST(BootstrapServer, ASecondCardBreaksTheProtocol) {
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0(r), pe1(r);
+  pe0.join(r, 0, 2);
+  pe1.join(r, 1, 2);
+  pe0.send(Msg::Publish, "a", 1);
+  pe0.send(Msg::Publish, "b", 1);
+  EXPECT_EQ(pe0.next().first, "EOF");
+  auto [type, text] = pe1.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it published a second card"),
+            std::string::npos) << text;
+}

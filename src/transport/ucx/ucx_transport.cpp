@@ -105,7 +105,7 @@ struct UcxTransport::State {
   ucp_worker_h worker = nullptr;
   std::string address;  // this worker's, packed
   LocalSegment segments[kSegments];
-  std::vector<std::string> cards;
+  std::function<std::string(int)> lookup;  // a peer's card (NOTE [ucx cards])
   std::vector<std::atomic<Peer*>> peers;
   std::mutex connect_mutex;
   std::atomic<int> endpoints{0};
@@ -143,13 +143,14 @@ struct UcxTransport::State {
     if (Peer* p = peers[pe].load(std::memory_order_acquire)) return *p;
     std::lock_guard<std::mutex> lock(connect_mutex);
     if (Peer* p = peers[pe].load(std::memory_order_relaxed)) return *p;
-    if (pe >= static_cast<int>(cards.size()) || cards[pe].empty())
+    const std::string looked_up = lookup ? lookup(pe) : std::string();
+    if (looked_up.empty())
       raise(ErrorCode::Transport, "UCX transport: PE %d has no card (it did not start UCX: TILECOMM_TRANSPORTS "
             "must list ucx on every PE)", pe);
     auto p = std::make_unique<Peer>();
     p->pe = pe;
     p->closing = &closing;
-    std::string_view card = cards[pe];
+    std::string_view card = looked_up;
     std::string_view addr = take_bytes(card);
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -331,7 +332,7 @@ std::string UcxTransport::card() const {
   return c;
 }
 
-void UcxTransport::set_cards(std::vector<std::string> cards) { s_->cards = std::move(cards); }
+void UcxTransport::set_card_lookup(std::function<std::string(int)> lookup) { s_->lookup = std::move(lookup); }
 
 void UcxTransport::put(int pe, void* dst, const void* src, std::size_t n) { s_->rma(true, pe, dst, src, n); }
 

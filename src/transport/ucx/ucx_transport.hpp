@@ -4,13 +4,14 @@
 //
 // NOTE [ucx cards] At init this PE maps its symmetric segments with
 // ucp_mem_map once and writes a card: its worker address, then each
-// segment's base, size and packed remote key. Cards are exchanged through
-// the bootstrap; nothing else is done per peer at init. The first operation
-// to a peer makes its endpoint and unpacks its keys (a per-peer slot that
-// starts empty), so endpoints exist only towards the peers a PE talks to.
-// Holding every card is the part that does not scale (about 240 bytes a
-// peer: 3.9 MB per PE at 16k PEs); docs/ARCHITECTURE.md has the plan that
-// replaces it with a lookup on first use.
+// segment's base, size and packed remote key (about 240 bytes). The card is
+// published to the rendezvous server before init's last allgather, and
+// nothing else is done per peer at init. The first operation to a peer
+// looks its card up (one request to the server), makes the endpoint and
+// unpacks the keys into a per-peer slot that starts empty; the card is not
+// kept. So init costs one message per PE whatever the job size, and a PE
+// holds state only for the peers it talks to (docs/ARCHITECTURE.md has the
+// numbers at 16k PEs).
 //
 // Completion: put() returns when the source may be reused (UCX's local
 // completion), get() and the fetching AMOs when the value has arrived;
@@ -25,6 +26,7 @@
 // news: no interval sleep, no spinning while nothing happens.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,13 +51,14 @@ class UcxTransport final : public Transport {
   /// Maps the segment with UCX; the key peers need is in card(), not in the
   /// returned SegmentKey (empty).
   memory::SegmentKey register_segment(int id, const memory::Segment& seg) override;
-  /// Nothing to do: peers are reached through their cards (set_cards).
+  /// Nothing to do: peers are reached through their cards (set_card_lookup).
   void attach(int, int, const memory::SegmentKey&) override {}
 
   /// This PE's card (NOTE [ucx cards]), complete once every segment is registered.
   std::string card() const;
-  /// Every PE's card, indexed by PE (this PE's included).
-  void set_cards(std::vector<std::string> cards);
+  /// Where a peer's card comes from, on the first operation to it (the
+  /// rendezvous server); it returns an empty card for a PE that has none.
+  void set_card_lookup(std::function<std::string(int pe)> lookup);
 
   void put(int pe, void* dst, const void* src, std::size_t n) override;
   void get(int pe, void* dst, const void* src, std::size_t n) override;
