@@ -168,9 +168,11 @@ bool build_session(AsyncSession& s, const BuildArgs& a) {
 namespace {
 
 /// The address the engine uses for the remote side of `t`, checked; nullptr
-/// and an error otherwise.
+/// and an error otherwise. A URMA peer on another host is reached through
+/// UCX (NOTE [remote copies] in transport/dma/engine.hpp): `pe` is set to it
+/// and the address stays this PE's own symmetric one.
 char* remote_address(const AsyncSession& s, ChannelGroup& g, const Transfer& t, void* addr, std::size_t bytes,
-                     const char* what) {
+                     const char* what, std::int32_t& pe) {
   auto& shm = shmem::g_runtime->shm();
   if (s.engine() == DmaEngine::SDMA) {
     auto o = shm.owner(addr);
@@ -192,9 +194,10 @@ char* remote_address(const AsyncSession& s, ChannelGroup& g, const Transfer& t, 
     return reject(s, t.call, "the %s [%p, +%zu bytes) is outside the window [%p, +%zu bytes) registered with "
                   "UrmaWorkspaceManager::Init", what, addr, bytes, reinterpret_cast<void*>(ws->window),
                   ws->window_bytes), nullptr;
-  if (!shmem::g_runtime->local(peer))
-    return reject(s, t.call, "the %s: PE %d is on another host; the URMA engine reaches the PEs of this host only "
-                  "(use the OpenSHMEM calls, which take UCX, for PEs of other hosts)", what, peer), nullptr;
+  if (!shmem::g_runtime->local(peer)) {
+    pe = peer;
+    return static_cast<char*>(addr);
+  }
   return shm.translate(addr, peer);
 }
 
@@ -227,23 +230,25 @@ std::uint64_t submit(const AsyncSession& s, const Transfer& t) {
   if (!t.dst || !t.src) return reject(s, t.call, "the %s address is null", t.dst ? "source" : "destination");
   char* dst = static_cast<char*>(t.dst) + s.comm_block_offset_;
   const char* src = static_cast<const char*>(t.src) + s.comm_block_offset_;
+  std::int32_t pe = -1;  // another host's PE (URMA), or -1
   if (t.remote_is_dst) {
-    dst = remote_address(s, g, t, dst, t.bytes, "destination");
+    dst = remote_address(s, g, t, dst, t.bytes, "destination", pe);
     if (!dst || !local_ok(s, t, src, t.bytes, "source")) return 0;
   } else {
-    src = remote_address(s, g, t, const_cast<char*>(src), t.bytes, "source");
+    src = remote_address(s, g, t, const_cast<char*>(src), t.bytes, "source", pe);
     if (!src || !local_ok(s, t, dst, t.bytes, "destination")) return 0;
   }
   std::int32_t* signal = nullptr;
   if (t.signal) {
     if (reinterpret_cast<std::uintptr_t>(t.signal) % alignof(std::int32_t) != 0)
       return reject(s, t.call, "the signal %p is not 4-byte aligned", static_cast<void*>(t.signal));
-    signal = reinterpret_cast<std::int32_t*>(remote_address(s, g, t, t.signal, sizeof(std::int32_t), "signal"));
+    signal = reinterpret_cast<std::int32_t*>(remote_address(s, g, t, t.signal, sizeof(std::int32_t), "signal", pe));
     if (!signal) return 0;
   }
 
   Completion why = Completion::Done;
-  std::uint64_t seq = post(g, Op{dst, src, t.bytes, signal, t.signal_value, t.signal_add}, t.defer, why);
+  const Op op{dst, src, t.bytes, signal, t.signal_value, t.signal_add, pe, t.remote_is_dst};
+  std::uint64_t seq = post(g, op, t.defer, why);
   if (seq == 0)
     return reject(s, t.call, "%s%s%s while waiting for room in the queues of channel group %u (at most %d operations "
                   "in flight, %u entries per queue); the operation was not submitted", to_text(why),

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/log.hpp"
+#include "transport/dma/engine.hpp"
 
 namespace tilecomm::shmem {
 
@@ -183,12 +184,7 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
     if (data_.size()) shm_->attach(pe, 1, all[pe].data);
   }
   // UCX: when listed, or for the PEs of other hosts (NOTE [host groups]).
-  if (mine.ucx || spans_hosts_) {
-    ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread);
-    ucx_->register_segment(0, heap_);
-    if (data_.size()) ucx_->register_segment(1, data_);
-    publish_card();
-  }
+  if (mine.ucx || spans_hosts_) start_ucx();
   // Everybody has mapped everybody: from here a PE may exit without taking a
   // segment away from a peer that has not opened it yet.
   if (client_) {
@@ -204,14 +200,20 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
 Runtime::~Runtime() {
   if (g_ucx == ucx_.get()) {
     detail::g_progress.store(nullptr);
+    transport::dma::Engine::instance().set_remote(nullptr);
     g_ucx = nullptr;
   }
 }
 
-// NOTE [ucx cards]: this PE's card goes to the rendezvous server (before
-// init's last allgather, so every card is there once init returns), and a
-// peer's card is looked up there on the first operation to that peer.
-void Runtime::publish_card() {
+// The UCX transport: segments registered, this PE's card published to the
+// rendezvous server (before init's last allgather, so every card is there
+// once init returns) and a peer's card looked up there on the first
+// operation to that peer (NOTE [ucx cards]); wait loops progress it, and the
+// copy engine reaches other hosts through it (NOTE [remote copies]).
+void Runtime::start_ucx() {
+  ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread);
+  ucx_->register_segment(0, heap_);
+  if (data_.size()) ucx_->register_segment(1, data_);
   if (client_) {
     client_->publish(ucx_->card());
     ucx_->set_card_lookup([client = client_.get(), timeout = cfg_.bootstrap_timeout](int pe) {
@@ -220,6 +222,7 @@ void Runtime::publish_card() {
   }
   g_ucx = ucx_.get();
   detail::g_progress.store(progress_ucx);
+  transport::dma::Engine::instance().set_remote(ucx_.get());
 }
 
 void Runtime::set_routes() {

@@ -179,7 +179,7 @@ class Runtime {
 
  private:
   void set_routes();
-  void publish_card();
+  void start_ucx();
   void quiet_engine(const char* call);
   Config cfg_;
   int my_pe_, n_pes_;

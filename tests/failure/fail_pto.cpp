@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <pto/comm/async/sdma/sdma_workspace_manager.hpp>
+#include <pto/comm/async/urma/urma_workspace_manager.hpp>
 #include <pto/comm/pto_comm_inst.hpp>
 
 #include "core/wait.hpp"  // tilecomm::job_failed(): what PE 0 waits for before it measures Wait
@@ -58,15 +59,18 @@ int env_rank() {
 /// posts kOps TGET_ASYNCs of 1 MiB from PE 1's buffer on an SDMA session
 /// without waiting, sets PE 1's flag, waits (bounded) until it knows that
 /// the job failed, and then calls Wait on the last event: Wait must return
-/// false within 5 s, with a lastError() that names the failure.
-int wait_after_peer_killed() {
+/// false within 5 s, with a lastError() that names the failure. With
+/// `other_host`, each PE is a host of its own (TILECOMM_HOST_ID) and the
+/// gets go through a URMA session, whose engine reaches PE 1 over UCX.
+int wait_after_peer_killed(bool other_host) {
   constexpr int kOps = 64;
   constexpr std::size_t kBytes = 1 << 20;
+  if (other_host) setenv("TILECOMM_HOST_ID", std::to_string(env_rank()).c_str(), 1);
   shmem_init();
   const int me = shmem_my_pe();
   if (shmem_n_pes() != 2) unexpected("this scenario runs on exactly 2 PEs");
   auto* go = static_cast<int*>(shmem_calloc(1, sizeof(int)));
-  auto* buf = static_cast<std::uint8_t*>(shmem_malloc(kBytes));
+  auto* buf = static_cast<std::uint8_t*>(shmem_malloc(2 * kBytes));  // URMA's window: [source | destination]
   if (!go || !buf) unexpected("symmetric allocation failed");
   memset(buf, 0x5a, kBytes);
   shmem_barrier_all();
@@ -77,8 +81,11 @@ int wait_after_peer_killed() {
   }
 
   sdma::SdmaWorkspaceManager sdma;
-  if (!sdma.Init()) unexpected(std::string("SdmaWorkspaceManager::Init: ") + sdma.LastError());
-  std::vector<std::uint8_t> local(kBytes);
+  urma::UrmaWorkspaceManager urma;
+  if (other_host ? !urma.Init(0, 2, buf, 2 * kBytes) : !sdma.Init())
+    unexpected(std::string("WorkspaceManager::Init: ") + (other_host ? urma.LastError() : sdma.LastError()));
+  std::vector<std::uint8_t> private_dst(kBytes);
+  std::uint8_t* local = other_host ? buf + kBytes : private_dst.data();
   struct {
     std::string problem;  // "" unless a step before the Wait went wrong
     bool waited = true;
@@ -90,18 +97,24 @@ int wait_after_peer_killed() {
     using Stride5 = Stride<DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC, DYNAMIC>;
     using GT = GlobalTensor<std::uint8_t, Shape5, Stride5, Layout::ND>;
     const int n = static_cast<int>(kBytes);
-    GT dst(local.data(), Shape5(1, 1, 1, 1, n), Stride5(n, n, n, n, 1));
-    GT src(static_cast<std::uint8_t*>(shmem_ptr(buf, 1)), Shape5(1, 1, 1, 1, n), Stride5(n, n, n, n, 1));
+    GT dst(local, Shape5(1, 1, 1, 1, n), Stride5(n, n, n, n, 1));
+    // URMA names the remote side by this PE's own symmetric address.
+    GT src(other_host ? buf : static_cast<std::uint8_t*>(shmem_ptr(buf, 1)), Shape5(1, 1, 1, 1, n),
+           Stride5(n, n, n, n, 1));
     Tile<TileType::Vec, std::uint8_t, 1, sdma::UB_ALIGN_SIZE> scratch;
     TASSIGN(scratch, 0);
     AsyncSession session;
-    if (!BuildAsyncSession<DmaEngine::SDMA>(scratch, static_cast<std::uint8_t*>(sdma.GetWorkspaceAddr()), session)) {
+    const bool built =
+        other_host ? BuildAsyncSession<DmaEngine::URMA>(static_cast<std::uint8_t*>(urma.GetWorkspaceAddr()), 1, session)
+                   : BuildAsyncSession<DmaEngine::SDMA>(scratch, static_cast<std::uint8_t*>(sdma.GetWorkspaceAddr()),
+                                                        session);
+    if (!built) {
       seen.problem = std::string("BuildAsyncSession: ") + session.lastError();
       return;
     }
     AsyncEvent last;
     for (int k = 0; k < kOps; ++k) {
-      last = TGET_ASYNC(dst, src, session);
+      last = other_host ? TGET_ASYNC<DmaEngine::URMA>(dst, src, session) : TGET_ASYNC(dst, src, session);
       if (!last.valid()) {
         seen.problem = std::string("TGET_ASYNC: ") + session.lastError();
         return;
@@ -185,7 +198,8 @@ int twait_after_peer_killed() {
 int main(int argc, char** argv) {
   say("helper: PE %d pid %d\n", env_rank(), static_cast<int>(getpid()));
   const std::string s = argc > 1 ? argv[1] : "";
-  if (s == "wait-after-peer-killed") return wait_after_peer_killed();
+  if (s == "wait-after-peer-killed") return wait_after_peer_killed(false);
+  if (s == "urma-wait-after-remote-peer-killed") return wait_after_peer_killed(true);
   if (s == "twait-after-peer-killed") return twait_after_peer_killed();
   fprintf(stderr, "helper: unknown scenario '%s'\n", s.c_str());
   return 98;

@@ -32,6 +32,16 @@ TEST_F(PtoPeerKilled, WaitWithEventsOutstandingFailsWithinFiveSeconds) {
   EXPECT_NOTHING_LEFT(r);
 }
 
+// The same over two hosts: PE 0's URMA engine gets from PE 1 through UCX.
+TEST_F(PtoPeerKilled, UrmaWaitForAnotherHostsDeadPeFailsWithinFiveSeconds) {
+  Result r = tcrun_pto(2, "urma-wait-after-remote-peer-killed", survivors_leave_by_themselves({"UCX_TLS=tcp"}));
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 128 + 9) << "tcrun exits 128+signal of the PE that failed" << r;
+  EXPECT_THAT(r.out, HasSubstr("WAIT-FAILED-OK")) << "PE 0's Wait must fail within 5 s naming the failure" << r;
+  EXPECT_NO_UNEXPECTED(r);
+  EXPECT_NOTHING_LEFT(r);
+}
+
 TEST_F(PtoPeerKilled, TwaitLeavesWithAnErrorNamingTheSignal) {
   Result r = tcrun_pto(2, "twait-after-peer-killed", survivors_leave_by_themselves());
   ASSERT_ENDED(r);

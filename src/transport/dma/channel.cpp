@@ -101,7 +101,8 @@ std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
     std::size_t len = std::min<std::size_t>(g.block_bytes, op.bytes - off);
     const std::uint32_t q = g.next_queue++ % g.queue_num();
     if ((ok = room(g, q, 1, why)))
-      stage(g.queues[q], Entry{EntryOp::Copy, 0, seq, op.dst + off, op.src + off, len, nullptr, 0, 0});
+      stage(g.queues[q], Entry{op.pe < 0 ? EntryOp::Copy : op.put ? EntryOp::Put : EntryOp::Get, 0, seq, op.dst + off,
+                               op.src + off, len, nullptr, 0, op.pe});
   }
   // The Signal and the Flags go in together, once every queue has room for
   // its share: an operation that fails has none of them in any ring, so its
@@ -117,9 +118,9 @@ std::uint64_t post(ChannelGroup& g, const Op& op, bool defer, Completion& why) {
   }
   // The signal waits (in the engine) for every queue's payload of this operation.
   if (op.signal)
-    stage(g.queues[0], Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, 0});
+    stage(g.queues[0], Entry{EntryOp::Signal, op.value, seq, nullptr, nullptr, 0, op.signal, op.add, op.pe});
   for (std::uint32_t q = 0; q < g.queue_num(); ++q)
-    stage(g.queues[q], Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, 0});
+    stage(g.queues[q], Entry{EntryOp::Flag, 0, seq, nullptr, nullptr, 0, nullptr, 0, -1});
   g.issued = seq;
   if (!defer) publish(g);
   return seq;

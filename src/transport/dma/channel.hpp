@@ -14,7 +14,10 @@ enum class Completion { Done, PeerFailed, TimedOut };
 const char* to_text(Completion c);  // "the job failed", "TILECOMM_TIMEOUT passed"
 
 /// One operation: `bytes` from src to dst, then optionally the int32 at
-/// `signal` set to / increased by `value` once the data is visible.
+/// `signal` set to / increased by `value` once the data is visible. With
+/// pe >= 0 the remote side is PE pe of another host: dst (put) or src (get),
+/// and the signal, are this PE's symmetric addresses, reached through the
+/// engine's remote transport (NOTE [remote copies] in engine.hpp).
 struct Op {
   char* dst;
   const char* src;
@@ -22,6 +25,8 @@ struct Op {
   std::int32_t* signal = nullptr;
   std::int32_t value = 0;
   bool add = false;
+  std::int32_t pe = -1;
+  bool put = true;
 };
 
 /// Appends `op` as operation g.issued + 1 and returns its sequence number;

@@ -15,21 +15,27 @@ DmaTransport::DmaTransport(ShmTransport& shm, int my_pe)
 
 DmaTransport::~DmaTransport() { dma::Workspace::destroy(ws_); }
 
-void DmaTransport::post(char* dst, const char* src, std::size_t n) {
+void DmaTransport::post(const dma::Op& op) {
   dma::Completion why = dma::Completion::Done;
-  if (dma::post(ws_->group[0], dma::Op{dst, src, n}, false, why) == 0)
+  if (dma::post(ws_->group[0], op, false, why) == 0)
     raise(why == dma::Completion::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
           "SDMA transport: no room in the engine's queue: %s %s", dma::to_text(why), job_failure().c_str());
 }
 
+// A PE of another host: the engine reaches it through UCX (NOTE [remote
+// copies] in engine.hpp), at this PE's own symmetric address.
 void DmaTransport::put(int pe, void* dst, const void* src, std::size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
-  post(shm_.translate(dst, pe), static_cast<const char*>(src), n);
+  const auto* from = static_cast<const char*>(src);
+  if (shm_.reachable(pe)) post({shm_.translate(dst, pe), from, n});
+  else post({static_cast<char*>(dst), from, n, nullptr, 0, false, pe, true});
 }
 
 void DmaTransport::get(int pe, void* dst, const void* src, std::size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
-  post(static_cast<char*>(dst), shm_.translate(src, pe), n);
+  auto* to = static_cast<char*>(dst);
+  if (shm_.reachable(pe)) post({to, shm_.translate(src, pe), n});
+  else post({to, static_cast<const char*>(src), n, nullptr, 0, false, pe, false});
 }
 
 std::uint64_t DmaTransport::atomic(int, AtomicOp, void*, std::size_t, std::uint64_t, std::uint64_t) {

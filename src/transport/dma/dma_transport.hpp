@@ -1,9 +1,10 @@
 // The SDMA transport: the SHMEM layer's puts and gets through this PE's
 // copy engine (the same engine PTO sessions use).
 //
-// It reaches the PEs the shared-memory transport has mapped (one host) and
-// moves bytes between those mappings on an engine thread, so a put_nbi
-// returns at once and overlaps with the caller's work. Operations run in
+// It moves bytes between the mappings of the PEs of this host on an engine
+// thread, so a put_nbi returns at once and overlaps with the caller's work;
+// the explicit engine calls (shmemx_sdma_*) reach PEs of other hosts too,
+// through UCX from the engine thread (NOTE [remote copies] in engine.hpp). Operations run in
 // order on one channel group; quiet() waits for all of them; fence() is a
 // quiet, because the engine's copies are not ordered with the caller's own
 // loads and stores (MTE) otherwise. No remote atomics (capabilities say so);
@@ -43,7 +44,7 @@ class DmaTransport final : public Transport {
   dma::Completion drain();
 
  private:
-  void post(char* dst, const char* src, std::size_t n);
+  void post(const dma::Op& op);
 
   ShmTransport& shm_;
   std::mutex mutex_;  // SHMEM_THREAD_MULTIPLE: one channel group, one poster at a time

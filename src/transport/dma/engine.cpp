@@ -122,6 +122,47 @@ void Engine::wake_engines() {
   futex_wake_all(&bell_);
 }
 
+// NOTE [remote copies]
+void Engine::remote_entry(Queue& Q, const Entry& e) {
+  Transport* r = remote_.load(std::memory_order_acquire);
+  const char* what = e.op == EntryOp::Put ? "put" : e.op == EntryOp::Get ? "get" : "signal";
+  if (job_failed()) {  // the job's waits end with its reason; nothing more to deliver
+    Q.remote_failed = true;
+    return;
+  }
+  try {
+    if (!r) raise(ErrorCode::InvalidUsage, "no transport reaches PE %d from this process", e.pe);
+    switch (e.op) {
+      case EntryOp::Put: r->put(e.pe, e.dst, e.src, e.len); break;
+      case EntryOp::Get: r->get(e.pe, e.dst, e.src, e.len); break;
+      default:
+        r->quiet();  // the payload is delivered before the signal
+        r->atomic(e.pe, e.signal_add ? AtomicOp::Add : AtomicOp::Set, e.signal, sizeof *e.signal,
+                  static_cast<std::uint32_t>(e.signal_value), 0);
+        break;
+    }
+    Q.remote_unflushed |= e.op != EntryOp::Get;
+  } catch (const Error& x) {
+    Q.remote_failed = true;
+    set_job_failed(strprintf("the copy engine's %s of %zu bytes to PE %d failed: %s", what, e.len, e.pe, x.what()));
+  }
+}
+
+void Engine::remote_quiet(Queue& Q) {
+  Q.remote_unflushed = false;
+  Transport* r = remote_.load(std::memory_order_acquire);
+  if (!r || job_failed()) {
+    Q.remote_failed = true;
+    return;
+  }
+  try {
+    r->quiet();
+  } catch (const Error& x) {
+    Q.remote_failed = true;
+    set_job_failed(strprintf("the copy engine's quiet of its puts to other hosts failed: %s", x.what()));
+  }
+}
+
 bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
   Queue& Q = g.queues[q];
   std::uint64_t head = Q.head.load(std::memory_order_relaxed);
@@ -134,11 +175,19 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
       case EntryOp::Copy:
         copy_bytes(e.dst, e.src, e.len);  // NOTE [copy aliasing]
         break;
+      case EntryOp::Put:
+      case EntryOp::Get:
+        remote_entry(Q, e);
+        break;
       case EntryOp::Signal: {
         for (std::uint32_t o = 0; o < g.queue_num() && !gated; ++o)
           gated = o != q && g.queues[o].done.load(std::memory_order_acquire) < e.seq;
         if (gated) {
           --head;  // run it again once the other queues caught up
+          break;
+        }
+        if (e.pe >= 0) {
+          remote_entry(Q, e);
           break;
         }
         ShmTransport::store_fence();
@@ -148,6 +197,8 @@ bool Engine::run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked) {
         break;
       }
       case EntryOp::Flag:
+        if (Q.remote_unflushed) remote_quiet(Q);
+        if (Q.remote_failed) break;  // never completes: its waiters end with the job's failure
         ShmTransport::store_fence();
         Q.done.store(e.seq, std::memory_order_seq_cst);
         completed = true;

@@ -15,6 +15,17 @@
 //   same operation's payload (their done >= seq), then sets or adds the
 //   int32 signal: the remote side sees the signal after the data.
 //
+// NOTE [remote copies] Put, Get and Signal entries for a PE of another
+// host go through the remote transport the runtime gave (set_remote: UCX),
+// called from the engine thread (UCX's worker is thread-safe): a Put or a
+// Get returns once its source may be reused or its data arrived; a remote
+// Signal first quiets the remote transport (the payload is delivered), and
+// a Flag after any of them quiets it again, so a completed operation is
+// delivered at its target, as a local one is visible. An engine thread that
+// waits for UCX progresses the worker, for the peers' requests too. A
+// remote operation that fails marks the job failed with the reason (a PE
+// or host that went away), so every wait of this PE ends with it.
+//
 // NOTE [engine hold, for tests] hold(mask) parks the engine threads whose
 // bit is set in `mask` and lets the others run; hold(0) releases them all.
 // A running thread in `mask` first runs every entry published before the
@@ -36,6 +47,7 @@
 #include <vector>
 
 #include "transport/dma/workspace.hpp"
+#include "transport/transport.hpp"
 
 namespace tilecomm::transport::dma {
 
@@ -46,6 +58,10 @@ class Engine {
 
   void attach(Workspace* ws);
   void detach(Workspace* ws);
+  /// Where Put, Get and remote Signal entries go (NOTE [remote copies]);
+  /// nullptr: none (set once the UCX transport exists, cleared before it goes).
+  void set_remote(Transport* t) { remote_.store(t, std::memory_order_release); }
+
   /// Wakes sleeping engine threads after entries were published.
   void doorbell() {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the published tails before the sleepers check
@@ -70,12 +86,15 @@ class Engine {
   bool run_queue(ChannelGroup& g, std::uint32_t q, bool& blocked);
   void wake_engines();
   void park(int me, std::uint32_t word);
+  void remote_entry(Queue& Q, const Entry& e);
+  void remote_quiet(Queue& Q);
 
   std::mutex mutex_;  // attach/detach/start/stop
   std::atomic<Workspace*> spaces_[kMaxWorkspaces] = {};
   std::atomic<int> in_scan_[kMaxWorkspaces] = {};  // engine threads looking at a slot now
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
+  std::atomic<Transport*> remote_{nullptr};
   std::atomic<std::uint32_t> bell_{0};
   std::atomic<std::uint32_t> sleepers_{0};
   // NOTE [engine hold]: generation << 16 | mask of held threads.

@@ -29,7 +29,12 @@ constexpr int kMaxQueues = 8;
 constexpr std::uint32_t kRingEntries = 256;
 constexpr int kMaxOutstanding = 64;  // operations in flight per session
 
-enum class EntryOp : std::uint32_t { Copy, Flag, Signal };
+// Copy moves bytes between addresses of this process (a peer's through its
+// mapping). Put and Get reach PE `pe` through the engine's remote transport
+// (another host: NOTE [remote copies] in engine.hpp): Put copies src (here)
+// to PE pe's copy of the symmetric dst, Get PE pe's copy of the symmetric
+// src to dst (here).
+enum class EntryOp : std::uint32_t { Copy, Flag, Signal, Put, Get };
 
 /// One cache line, so that the producer writing entry i and the engine
 /// reading entry i-1 do not share a line.
@@ -42,7 +47,7 @@ struct alignas(64) Entry {
   std::size_t len;
   std::int32_t* signal;  // Signal: the int32 to set or add to, once the payload is visible
   std::uint32_t signal_add;
-  std::uint32_t pad;
+  std::int32_t pe;       // Put, Get, Signal: the remote PE; -1: this process's memory
 };
 static_assert(sizeof(Entry) == 64);
 
@@ -51,6 +56,8 @@ struct alignas(64) Queue {
   std::uint64_t staged = 0;                         // written by the producer, not yet published
   std::uint64_t head_seen = 0;                      // producer's last read of head (saves cache misses)
   alignas(64) std::atomic<std::uint64_t> head{0};   // consumed by the engine
+  bool remote_unflushed = false;                    // the engine's: a Put or remote Signal since the last Flag
+  bool remote_failed = false;                       // the engine's: a remote entry failed; no Flag completes
   alignas(64) std::atomic<std::uint64_t> done{0};   // completion record: last Flag's seq
   Entry ring[kRingEntries];
 };

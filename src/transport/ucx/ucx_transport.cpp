@@ -111,11 +111,15 @@ struct UcxTransport::State {
   std::atomic<int> endpoints{0};
   std::atomic<bool> closing{false};
   // NOTE [ucx quiet] An operation that completes before the target has it
-  // (a put, a posted atomic) sets this before it is posted; quiet flushes
-  // the worker only when it is set. A flush costs a round trip over TCP
-  // even when nothing is outstanding but barrier flags (AtomicOp::Notify),
-  // which a barrier_all (quiet, then barrier) would otherwise pay each time.
-  std::atomic<bool> unflushed{false};
+  // (a put, a posted atomic) counts `posted` once it is in the worker;
+  // quiet flushes the worker only when a flush that started after the last
+  // such post has not completed yet (`flushed` holds the count the last
+  // completed flush covered). A flush costs a round trip over TCP even when
+  // nothing is outstanding but barrier flags (AtomicOp::Notify), which a
+  // barrier_all (quiet, then barrier) would otherwise pay each time. Counts,
+  // not a flag: with several threads (the copy engine's among them) one
+  // thread's flush must not hide another's post made while it ran.
+  std::atomic<std::uint64_t> posted{0}, flushed{0};
   std::thread progress_thread;  // TILECOMM_UCX_PROGRESS_THREAD=1
   std::atomic<bool> stopping{false};
 
@@ -200,9 +204,10 @@ struct UcxTransport::State {
     auto [raddr, rkey] = remote(p, sym, n, pe);
     ucp_request_param_t prm{};
     p.count(n);
-    if (put) unflushed.store(true);
-    finish(put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm), pe,
-           put ? "a put" : "a get");
+    ucs_status_ptr_t req =
+        put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm);
+    if (put) posted.fetch_add(1, std::memory_order_acq_rel);
+    finish(req, pe, put ? "a put" : "a get");
   }
 
   // Waits for a request of an operation on PE `pe` (`what`), progressing
@@ -372,8 +377,9 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     prm.reply_buffer = &reply;
   }
   p.count(width);
-  if (!fetch && op != AtomicOp::Notify) s_->unflushed.store(true);
-  s_->finish(ucx().ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm), pe, "an atomic operation");
+  ucs_status_ptr_t req = ucx().ucp_atomic_op_nbx(p.ep, uop, &x, 1, raddr, rkey, &prm);
+  if (!fetch && op != AtomicOp::Notify) s_->posted.fetch_add(1, std::memory_order_acq_rel);
+  s_->finish(req, pe, "an atomic operation");
   return width == 4 ? reply & 0xffffffffu : reply;
 }
 
@@ -389,9 +395,13 @@ void UcxTransport::fence() {
 }
 
 void UcxTransport::quiet() {
-  if (!s_->unflushed.exchange(false)) return;  // NOTE [ucx quiet]
+  const std::uint64_t posted = s_->posted.load(std::memory_order_acquire);  // NOTE [ucx quiet]
+  if (s_->flushed.load(std::memory_order_acquire) >= posted) return;
   ucp_request_param_t prm{};
   s_->finish(ucx().ucp_worker_flush_nbx(s_->worker, &prm), s_->my_pe, "quiet (a flush of every operation to the peers)");
+  std::uint64_t done = s_->flushed.load(std::memory_order_relaxed);
+  while (done < posted && !s_->flushed.compare_exchange_weak(done, posted, std::memory_order_acq_rel)) {
+  }
 }
 
 void UcxTransport::progress() { ucx().ucp_worker_progress(s_->worker); }
