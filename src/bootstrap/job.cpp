@@ -44,7 +44,12 @@ std::string Job::who(int rank) const {
 
 std::uint32_t Job::max_len(const Conn& c) const {
   if (c.rank < 0) return sizeof(HelloBody);
-  // An allgather result holds size_ blobs and must fit in one message.
+  // An allgather result holds size_ blobs and must fit in one message
+  // (checked per message in allgather()); a card has a bound of its own.
+  return std::max(allgather_max(), kMaxCard);
+}
+
+std::uint32_t Job::allgather_max() const {
   return std::max<std::uint32_t>(kMaxPayload / static_cast<std::uint32_t>(size_), sizeof(std::int32_t));
 }
 
@@ -62,8 +67,8 @@ void Job::receive(int id, const char* p, std::size_t n) {
     if (r < 0) {
       if (c.rank < 0) return drop(c, strprintf("its first message is not a Hello (type %u, %u bytes)", h.type, h.len));
       return drop(c, strprintf("it sent a %s message of %u bytes, more than the %u bytes a job of %d PEs allows "
-                               "(an allgather result must fit in %u bytes)", msg_name(h.type), h.len, max_len(c),
-                               size_, kMaxPayload));
+                               "(an allgather result must fit in %u bytes, a card in %u)", msg_name(h.type), h.len,
+                               max_len(c), size_, kMaxPayload, kMaxCard));
     }
     process(id, c, h, body);
   }
@@ -171,6 +176,9 @@ void Job::hello(int id, Conn& c, const std::vector<char>& body) {
 void Job::allgather(Conn& c, const std::vector<char>& body) {
   Rank& r = ranks_[c.rank];
   if (r.gathered) return drop(c, "it sent two Allgather messages in one round");
+  if (body.size() > allgather_max())
+    return drop(c, strprintf("it sent an Allgather of %zu bytes; a job of %d PEs allows %u (the result must fit in %u "
+                             "bytes)", body.size(), size_, allgather_max(), kMaxPayload));
   if (gathered_ == 0) {
     // max_len() bounded the blob: size_ of them fit in one message.
     gather_blob_ = body.size();
@@ -215,18 +223,23 @@ void Job::process(int id, Conn& c, const MsgHeader& h, const std::vector<char>& 
     }
     case Msg::Publish: {
       Rank& r = ranks_[c.rank];
-      if (r.published) return drop(c, "it published a second card");
-      r.published = true;
-      r.card.assign(body.begin(), body.end());
+      if (r.answer) return drop(c, "it published a second card");
+      if (body.size() > kMaxCard)
+        return drop(c, strprintf("it published a card of %zu bytes; a card has at most %u", body.size(), kMaxCard));
+      const std::int32_t pe = c.rank;
+      std::string answer(reinterpret_cast<const char*>(&pe), sizeof pe);
+      answer.append(body.begin(), body.end());
+      r.answer = std::make_shared<const std::string>(encode(Msg::LookupResult, answer.data(), answer.size()));
       return;
     }
     case Msg::Lookup: {
       std::optional<std::int32_t> pe = decode_int32(body);
       if (!pe || *pe < 0 || *pe >= size_)
         return drop(c, strprintf("it sent a Lookup of %zu bytes that names no PE of the %d", body.size(), size_));
-      std::string answer(reinterpret_cast<const char*>(&*pe), sizeof *pe);
-      answer += ranks_[*pe].card;
-      c.io.push(encode(Msg::LookupResult, answer.data(), answer.size()));
+      if (c.io.queue.size() >= kMaxUnread)
+        return drop(c, strprintf("it asked for a card with %zu messages it did not read", c.io.queue.size()));
+      if (const auto& answer = ranks_[*pe].answer) c.io.queue.push_back(answer);
+      else c.io.push(encode(Msg::LookupResult, &*pe, sizeof *pe));  // no card: an empty one
       return;
     }
     default:

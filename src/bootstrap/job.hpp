@@ -13,6 +13,9 @@
 //    does not know it (a unique ID made by a process that is not a PE) does
 //    the first accepted Hello set it, and set_size() then checks it;
 //  - every length is checked against its bound before anything is allocated;
+//  - a lookup answer is encoded once and shared, and a PE that has
+//    kMaxUnread messages it did not read is dropped when it asks for more,
+//    so no peer can make the server's memory grow by asking without reading;
 //  - at most JobOptions::max_pending connections wait for a Hello (the
 //    Server leaves further ones in the listen backlog until there is room);
 //  - an admitted PE whose connection closes, or that breaks the protocol,
@@ -102,8 +105,7 @@ class Job {
     bool joined = false;
     bool finalized = false;
     bool gathered = false;
-    bool published = false;
-    std::string card;  // Publish: what a Lookup answers (NOTE [ucx cards])
+    std::shared_ptr<const std::string> answer;  // Publish: the LookupResult a Lookup of it gets (NOTE [ucx cards])
     int pid = 0;
     std::string host;
   };
@@ -117,6 +119,8 @@ class Job {
   void broadcast(Msg type, const void* payload, std::size_t len);
   bool finished() const { return all_finalized() || global_exit_status_ >= 0 || exited_; }
   std::uint32_t max_len(const Conn& c) const;
+  std::uint32_t allgather_max() const;
+  static constexpr std::size_t kMaxUnread = 1024;  // messages queued for one PE
   std::string who(int rank) const;
 
   std::uint8_t cookie_[kCookieBytes];

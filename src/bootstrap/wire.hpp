@@ -35,6 +35,7 @@ enum class Msg : std::uint32_t {
 const char* msg_name(std::uint32_t type);
 
 constexpr std::uint32_t kMaxPayload = 64u << 20;  // also bounds an allgather result (n * blob)
+constexpr std::uint32_t kMaxCard = 16u << 10;     // a published card (a UCX card is about 240 bytes)
 constexpr std::int32_t kMaxPes = 1 << 16;         // bounds the job size a Hello or a launcher may give
 constexpr std::size_t kCookieBytes = 16;
 

@@ -89,6 +89,8 @@ class Group {
   int world(int member) const { return start_ + member * stride_; }
   std::uint64_t tag() const { return tag_; }
   bool team_mode() const { return team_ != nullptr; }
+  /// Some member is on another host (NOTE [host groups]).
+  bool spans_hosts() const { return !one_host(); }
 
   // ---- words: each member owns its own; peers read them and add to them ----
   /// My word `w` (a symmetric address: the same offset on every member).

@@ -38,7 +38,8 @@ constexpr std::size_t kAny = SIZE_MAX;
 // (scratch, oneshot) stop at 8 members, where rsag's division of the work
 // reads less per member (not measured: this host has 2 CPUs). When the job
 // has more PEs than CPUs (Runtime::oversubscribed(), from every PE's CPUs, so
-// the same on every PE) the scratch rows serve every call that fits a slot:
+// the same on every PE), or the group spans hosts (every synchronisation a
+// network round trip), the scratch rows serve every call that fits a slot:
 // 4 PEs on 2 CPUs, 2 KiB per PE, scratch against pull: broadcast 0.51
 // against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. The tree
 // broadcast starts at 16 members, where the root's buffer would have 15
@@ -118,10 +119,11 @@ const Algorithm& select(const Group& g) {
   if (f && can_serve(*f, g)) return *f;
   const std::size_t bytes = a.count * a.elem;
   // Oversubscribed, every wait for a descheduled member costs a scheduler
-  // round: the one-synchronisation scratch rows win whenever the data fits.
-  const bool oversubscribed = g_runtime->oversubscribed();
+  // round; over several hosts, a network round trip: the one-synchronisation
+  // scratch rows win whenever the data fits.
+  const bool one_sync = g_runtime->oversubscribed() || g.spans_hosts();
   for (const Algorithm& al : kTable)
-    if (al.kind == a.kind && (bytes <= al.max_bytes || (al.scratch && oversubscribed)) && g.size() >= al.min_pes &&
+    if (al.kind == a.kind && (bytes <= al.max_bytes || (al.scratch && one_sync)) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g))
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
@@ -418,7 +420,7 @@ std::string selection_table() {
                                     : std::string("teams and active sets");
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
-                          al.scratch ? " (any that fits when PEs outnumber CPUs)" : "");
+                          al.scratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");
       if (al.min_pes > 2) when += strprintf(", auto from %d PEs", al.min_pes);
       if (al.max_pes) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";

@@ -51,7 +51,9 @@ std::uint64_t Group::load(int member, const std::atomic<std::uint64_t>& at) cons
 void Group::add(int member, std::atomic<std::uint64_t>& at, std::uint64_t v) const {
   if (member == me_) at.fetch_add(v, std::memory_order_acq_rel);
   else if (direct_) mapped(&at, member)->fetch_add(v, std::memory_order_acq_rel);
-  else g_runtime->atomics(world(member)).atomic(world(member), AtomicOp::Add, &at, 8, v, 0);
+  // A posted add that no quiet waits for: its owner polls the word (done,
+  // check), as a barrier flag (AtomicOp::Notify, NOTE [ucx quiet]).
+  else g_runtime->atomics(world(member)).atomic(world(member), AtomicOp::Notify, &at, 8, v, 0);
 }
 
 void Group::wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const {

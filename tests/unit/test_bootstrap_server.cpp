@@ -323,6 +323,7 @@ TEST(BootstrapJob, AllgatherResultIsQueuedOnceForAllPes) {
 TEST_F(TwoPeJob, LookupAnswersThePublishedCard) {
   const std::string card("card\0of pe 0", 12);
   pe0.send(Msg::Publish, card.data(), card.size());
+  expect_allgather_works(pe0, pe1);  // as at init: every card is there before anybody looks one up
   for (std::int32_t pe : {0, 1}) {
     pe1.send(Msg::Lookup, &pe, sizeof pe);
     auto [type, body] = pe1.next();
@@ -336,6 +337,28 @@ TEST_F(TwoPeJob, LookupAnswersThePublishedCard) {
   expect_allgather_works(pe0, pe1);  // the job goes on
 }
 
+// A PE that asks without reading the answers is dropped once kMaxUnread of
+// them wait in the server (after the socket buffers filled), and the job
+// aborts naming it, instead of the server's memory growing.
+TEST(BootstrapServer, LookupsNobodyReadsAreBounded) {
+  bs::Server server = make_server(2);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe0(r), pe1(r, 4096);  // pe1 reads nothing, into a small buffer
+  pe0.join(r, 0, 2);
+  pe1.join(r, 1, 2);
+  const std::int32_t pe = 0;
+  std::string chunk;
+  for (int i = 0; i < 5000; ++i) chunk += bs::encode(Msg::Lookup, &pe, sizeof pe);
+  // 2000 chunks: 120 MB of lookups, 120 MB of answers: more than any socket
+  // buffer holds. Sending fails once the server has dropped the connection.
+  for (int i = 0; i < 2000; ++i)
+    if (::send(pe1.fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) < 0) break;
+  auto [type, text] = pe0.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 1 (pid 1001 on fake) broke the bootstrap protocol: it asked for a card with 1024 messages "
+                      "it did not read"), std::string::npos) << text;
+}
+
 TEST_F(TwoPeJob, LookupOfNoPeBreaksTheProtocol) {
   const std::int32_t nobody = 2;
   pe1.send(Msg::Lookup, &nobody, sizeof nobody);
@@ -346,12 +369,7 @@ TEST_F(TwoPeJob, LookupOfNoPeBreaksTheProtocol) {
                       "no PE of the 2"), std::string::npos) << text;
 }
 
-TEST(BootstrapServer, ASecondCardBreaksTheProtocol) {
-  bs::Server server = make_server(2);
-  const bs::Rendezvous& r = server.rendezvous();
-  FakePe pe0(r), pe1(r);
-  pe0.join(r, 0, 2);
-  pe1.join(r, 1, 2);
+TEST_F(TwoPeJob, ASecondCardBreaksTheProtocol) {
   pe0.send(Msg::Publish, "a", 1);
   pe0.send(Msg::Publish, "b", 1);
   EXPECT_EQ(pe0.next().first, "EOF");
@@ -359,4 +377,14 @@ TEST(BootstrapServer, ASecondCardBreaksTheProtocol) {
   EXPECT_EQ(type, "Abort");
   EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it published a second card"),
             std::string::npos) << text;
+}
+
+TEST_F(TwoPeJob, ACardLargerThanTheBoundBreaksTheProtocol) {
+  const std::string card(bs::kMaxCard + 1, 'c');
+  pe1.send(Msg::Publish, card.data(), card.size());
+  EXPECT_EQ(pe1.next().first, "EOF");
+  auto [type, text] = pe0.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 1 (pid 1001 on fake) broke the bootstrap protocol: it published a card of 16385 bytes; a "
+                      "card has at most 16384"), std::string::npos) << text;
 }

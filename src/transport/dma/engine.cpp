@@ -142,7 +142,7 @@ void Engine::remote_entry(Queue& Q, const Entry& e) {
         break;
     }
     Q.remote_unflushed |= e.op != EntryOp::Get;
-  } catch (const Error& x) {
+  } catch (const std::exception& x) {
     Q.remote_failed = true;
     set_job_failed(strprintf("the copy engine's %s of %zu bytes to PE %d failed: %s", what, e.len, e.pe, x.what()));
   }
@@ -153,11 +153,12 @@ void Engine::remote_quiet(Queue& Q) {
   Transport* r = remote_.load(std::memory_order_acquire);
   if (!r || job_failed()) {
     Q.remote_failed = true;
+    if (!r) set_job_failed("the copy engine lost its transport to other hosts with puts not yet delivered");
     return;
   }
   try {
     r->quiet();
-  } catch (const Error& x) {
+  } catch (const std::exception& x) {
     Q.remote_failed = true;
     set_job_failed(strprintf("the copy engine's quiet of its puts to other hosts failed: %s", x.what()));
   }
