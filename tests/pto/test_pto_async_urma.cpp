@@ -18,94 +18,83 @@ const std::size_t kCounts[] = {1, 251, 16384, kMiB / 4 + 3};
 constexpr std::size_t kMax = kMiB / 4 + 3;
 
 /// The window: [src | from_right | from_left | signal], kMax elements each
-/// but the signal.
-struct Window {
-  Sym<std::int32_t> mem{3 * kMax + 1};
-  std::int32_t* src() const { return mem.get(); }
-  std::int32_t* from_right() const { return mem.get() + kMax; }
-  std::int32_t* from_left() const { return mem.get() + 2 * kMax; }
-  std::int32_t* signal() const { return mem.get() + 3 * kMax; }
-  std::size_t bytes() const { return mem.size() * sizeof(std::int32_t); }
+/// but the signal, registered with this PE's URMA workspace.
+class Urma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(win.ok());
+    ASSERT_TRUE(urma.Init(me(), npes(), win.get(), win.size() * sizeof(std::int32_t))) << urma.LastError();
+  }
+  std::int32_t* src() const { return win.get(); }
+  std::int32_t* from_right() const { return win.get() + kMax; }
+  std::int32_t* from_left() const { return win.get() + 2 * kMax; }
+  std::int32_t* signal() const { return win.get() + 3 * kMax; }
+  std::uint8_t* ws() const { return static_cast<std::uint8_t*>(urma.GetWorkspaceAddr()); }
+  /// For each count: src filled with this PE's pattern under a new salt,
+  /// a barrier, then body(n, salt), then a barrier.
+  template <class Body>
+  void each_count(int salt, Body&& body) {
+    for (std::size_t n : kCounts) {
+      SCOPED_TRACE(::testing::Message() << n << " elements");
+      fill(src(), n, me(), ++salt);
+      barrier();
+      body(n, salt);
+      barrier();
+    }
+  }
+
+  Sym<std::int32_t> win{3 * kMax + 1};
+  urma::UrmaWorkspaceManager urma;
 };
 
 // Get the right neighbour's src into from_right, put src into the right
 // neighbour's from_left; both checked after Wait (the get) and a barrier.
-TEST(Urma, RingGetAndPutMoveEveryElement) {
-  Window w;
-  if (!w.mem.ok()) return;
-  urma::UrmaWorkspaceManager urma;
-  ASSERT_TRUE(urma.Init(me(), npes(), w.mem.get(), w.bytes())) << urma.LastError();
-  auto* ws = static_cast<std::uint8_t*>(urma.GetWorkspaceAddr());
-  int salt = 20;
-  for (std::size_t n : kCounts) {
-    SCOPED_TRACE(::testing::Message() << n << " elements");
-    ++salt;
-    fill(w.src(), n, me(), salt);
-    barrier();
+TEST_F(Urma, RingGetAndPutMoveEveryElement) {
+  each_count(20, [&](std::size_t n, int salt) {
     run(1, [&](Report& rep) {
       AsyncSession s;
-      KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws, static_cast<std::uint32_t>(right()), s), &s);
-      auto local = flat(w.src(), n), fr = flat(w.from_right(), n), fl = flat(w.from_left(), n);
+      KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws(), static_cast<std::uint32_t>(right()), s), &s);
+      auto local = flat(src(), n), fr = flat(from_right(), n), fl = flat(from_left(), n);
       AsyncEvent g = TGET_ASYNC<DmaEngine::URMA>(fr, local, s);
       AsyncEvent p = TPUT_ASYNC<DmaEngine::URMA>(fl, local, s);
       KCHECK(rep, g.valid() && p.valid() && p.Wait(s) && g.Test(s), &s);
-      KCHECK(rep, all_equal(w.from_right(), n, pattern<std::int32_t>(right(), salt)), nullptr);
+      KCHECK(rep, all_equal(from_right(), n, pattern<std::int32_t>(right(), salt)), nullptr);
     });
     barrier();
-    EXPECT_TRUE(all_equal(w.from_right(), n, pattern<std::int32_t>(right(), salt)));
-    EXPECT_TRUE(all_equal(w.from_left(), n, pattern<std::int32_t>(left(), salt)));
-    barrier();
-  }
+    EXPECT_TRUE(all_equal(from_right(), n, pattern<std::int32_t>(right(), salt)));
+    EXPECT_TRUE(all_equal(from_left(), n, pattern<std::int32_t>(left(), salt)));
+  });
 }
 
 // TPUT_ASYNC_NOTIFY, Set: the receiver waits for the signal only, then
 // checks every element: the payload is delivered before the signal.
-TEST(Urma, NotifyArrivesAfterThePayload) {
-  Window w;
-  if (!w.mem.ok()) return;
-  urma::UrmaWorkspaceManager urma;
-  ASSERT_TRUE(urma.Init(me(), npes(), w.mem.get(), w.bytes())) << urma.LastError();
-  auto* ws = static_cast<std::uint8_t*>(urma.GetWorkspaceAddr());
-  int salt = 40;
-  for (std::size_t n : kCounts) {
-    SCOPED_TRACE(::testing::Message() << n << " elements");
-    ++salt;
-    fill(w.src(), n, me(), salt);
-    barrier();
+TEST_F(Urma, NotifyArrivesAfterThePayload) {
+  each_count(40, [&](std::size_t n, int salt) {
     run(1, [&](Report& rep) {
       AsyncSession s;
-      KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws, static_cast<std::uint32_t>(right()), s), &s);
-      auto local = flat(w.src(), n), fl = flat(w.from_left(), n);
-      Signal sig(w.signal());
+      KCHECK(rep, BuildAsyncSession<DmaEngine::URMA>(ws(), static_cast<std::uint32_t>(right()), s), &s);
+      auto local = flat(src(), n), fl = flat(from_left(), n);
+      Signal sig(signal());
       AsyncEvent e = TPUT_ASYNC_NOTIFY<DmaEngine::URMA>(fl, local, sig, 1000 * salt + me(), NotifyOp::Set, s);
       KCHECK(rep, e.valid() && e.Wait(s), &s);
     });
-    shmem_int_wait_until(w.signal(), SHMEM_CMP_EQ, 1000 * salt + left());
-    EXPECT_TRUE(all_equal(w.from_left(), n, pattern<std::int32_t>(left(), salt)));
-    barrier();
-  }
+    shmem_int_wait_until(signal(), SHMEM_CMP_EQ, 1000 * salt + left());
+    EXPECT_TRUE(all_equal(from_left(), n, pattern<std::int32_t>(left(), salt)));
+  });
 }
 
 // The explicit engine calls reach every PE, on this host or another:
 // puts to the right neighbour and gets from it, completed by shmemx_sdma_quiet.
-TEST(Urma, ShmemxEngineCallsReachEveryNeighbour) {
-  Window w;
-  if (!w.mem.ok()) return;
-  int salt = 60;
-  for (std::size_t n : kCounts) {
-    SCOPED_TRACE(::testing::Message() << n << " elements");
-    ++salt;
-    fill(w.src(), n, me(), salt);
+TEST_F(Urma, ShmemxEngineCallsReachEveryNeighbour) {
+  each_count(60, [&](std::size_t n, int salt) {
     std::vector<std::int32_t> got(n, -1);
-    barrier();
-    shmemx_sdma_put_nbi(w.from_left(), w.src(), n * sizeof(std::int32_t), right());
-    shmemx_sdma_get_nbi(got.data(), w.src(), n * sizeof(std::int32_t), right());
+    shmemx_sdma_put_nbi(from_left(), src(), n * sizeof(std::int32_t), right());
+    shmemx_sdma_get_nbi(got.data(), src(), n * sizeof(std::int32_t), right());
     shmemx_sdma_quiet();
     EXPECT_TRUE(all_equal(got.data(), n, pattern<std::int32_t>(right(), salt)));
     barrier();
-    EXPECT_TRUE(all_equal(w.from_left(), n, pattern<std::int32_t>(left(), salt)));
-    barrier();
-  }
+    EXPECT_TRUE(all_equal(from_left(), n, pattern<std::int32_t>(left(), salt)));
+  });
 }
 
 }  // namespace
