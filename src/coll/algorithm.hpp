@@ -90,7 +90,7 @@ class Group {
   std::uint64_t tag() const { return tag_; }
   bool team_mode() const { return team_ != nullptr; }
   /// Some member is on another host (NOTE [host groups]).
-  bool spans_hosts() const { return !one_host(); }
+  bool spans_hosts() const { return spans_hosts_; }
 
   // ---- words: each member owns its own; peers read them and add to them ----
   /// My word `w` (a symmetric address: the same offset on every member).
@@ -173,6 +173,7 @@ class Group {
     return reinterpret_cast<T*>(shm_.translate(local, world(member)));
   }
   transport::ShmTransport& shm_;
+  bool spans_hosts_ = false;  // some member is on another host (computed once per call)
   bool direct_ = false;  // load/store on every member (NOTE [transport verbs]); always for a Region
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;

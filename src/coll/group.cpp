@@ -14,13 +14,15 @@ thread_local std::vector<int> Group::pending_;
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
       me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
-  direct_ = a.region || (g_runtime->config().coll_load_store && one_host());
+  spans_hosts_ = !one_host();
+  direct_ = a.region || (g_runtime->config().coll_load_store && !spans_hosts_);
 }
 
 Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& a)
     : args(a), shm_(g_runtime->shm()), psync_(psync), start_(start), stride_(stride), size_(size), me_(me),
       tag_(tag) {
-  direct_ = g_runtime->config().coll_load_store && one_host();
+  spans_hosts_ = !one_host();
+  direct_ = g_runtime->config().coll_load_store && !spans_hosts_;
 }
 
 bool Group::one_host() const {

@@ -28,14 +28,14 @@ void DmaTransport::put(int pe, void* dst, const void* src, std::size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto* from = static_cast<const char*>(src);
   if (shm_.reachable(pe)) post({shm_.translate(dst, pe), from, n});
-  else post({static_cast<char*>(dst), from, n, nullptr, 0, false, pe, true});
+  else post({.dst = static_cast<char*>(dst), .src = from, .bytes = n, .pe = pe, .put = true});
 }
 
 void DmaTransport::get(int pe, void* dst, const void* src, std::size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto* to = static_cast<char*>(dst);
   if (shm_.reachable(pe)) post({to, shm_.translate(src, pe), n});
-  else post({to, static_cast<const char*>(src), n, nullptr, 0, false, pe, false});
+  else post({.dst = to, .src = static_cast<const char*>(src), .bytes = n, .pe = pe, .put = false});
 }
 
 std::uint64_t DmaTransport::atomic(int, AtomicOp, void*, std::size_t, std::uint64_t, std::uint64_t) {
