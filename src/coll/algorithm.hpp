@@ -31,6 +31,19 @@
 // outnumber CPUs and readers wait for the scheduler (4 PEs on 2 CPUs,
 // broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
 //
+// NOTE [pushed words] Between hosts a wait for a peer's word is a network
+// round trip per poll, and a pull then needs another to fetch the bytes. The
+// push algorithms (push.cpp, teams of up to kPushMembers members whose data
+// fit a slot) have each sender put its data into the receivers' scratch slots
+// of the call (a region per sender) and then raise its own word there,
+// pushed[sender], with the data ordered before the word (put_signal): a
+// receiver waits on its own memory only, one one-way trip. The word holds
+// the sender's last push call: the sender adds (this tag - its previous push
+// tag, tilecomm_team::coll.pushed), so it only grows, never needs a reset and
+// a push of call e+1 landing early says nothing false about call e's. A
+// sender writes into a receiver's slot under the slot rule above (claim_scratch),
+// which covers readers of earlier pull calls of the same slot too.
+//
 // NOTE [transport verbs] An algorithm never touches a peer's memory itself:
 // it reads peers' bytes with get() and view() and peers' words with load(),
 // add() and wait(), and writes only its own buffers and words. For a member
@@ -154,6 +167,31 @@ class Group {
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch();
 
+  // ---- pushes into peers' scratch slots (NOTE [pushed words]) ----
+  /// Puts the n bytes at my local `src` at `offset` of `member`'s scratch
+  /// slot of this call, then raises my pushed word on `member` (team mode).
+  void push(int member, std::size_t offset, const void* src, std::size_t n);
+  /// Waits until `member` has pushed its data of this call to me.
+  void wait_push(int member) const;
+  /// Calls fn(member) for each peer once its push has landed, in the order
+  /// they land; then every member has entered the call.
+  template <class Fn>
+  void each_push(Fn&& fn) {
+    std::vector<int>& pending = pending_;
+    pending.clear();
+    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
+    while (!pending.empty()) {
+      std::size_t kept = 0;
+      for (int k : pending) {
+        if (pushed(k).load(std::memory_order_acquire) >= tag_) fn(k);
+        else pending[kept++] = k;
+      }
+      if (kept == pending.size()) wait_push(pending.front());
+      else pending.resize(kept);
+    }
+    all_arrived();
+  }
+
   /// Active sets: clears my words (nobody reads them any more).
   void finish();
 
@@ -163,6 +201,8 @@ class Group {
   }
   /// Every member is on this host (NOTE [host groups]).
   bool one_host() const;
+  /// Member k's pushed word in my control block (NOTE [pushed words]).
+  std::atomic<std::uint64_t>& pushed(int k) const;
   template <class T>
   T* mapped(T* local, int member) const {
     if (const Region* r = args.region) {
@@ -180,8 +220,16 @@ class Group {
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
   std::size_t scratch_slot_ = 0;
+  std::uint64_t pushed_before_ = 0;  // my previous push call (tilecomm_team::coll.pushed)
   std::vector<char> staging_[2];
   static thread_local std::vector<int> pending_;
+};
+
+/// Where an algorithm's bytes pass on their way to the readers.
+enum class Staging : std::uint8_t {
+  Source,   // read straight from the owners' buffers
+  Scratch,  // copied into the owner's scratch slot, read from there
+  Push,     // put into each reader's scratch slot (automatic only across hosts)
 };
 
 /// One algorithm: what it serves, and its code.
@@ -191,7 +239,7 @@ struct Algorithm {
   std::size_t max_bytes;  // automatic selection: calls of up to this many bytes per PE (SIZE_MAX: any)
   int min_pes;            // automatic selection: teams of at least this many members
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
-  bool scratch;           // copies through the scratch slots: teams only, when the data fits a slot
+  Staging staging;        // where the bytes pass: teams only, and data that fit a slot, unless Source
   bool in_place;          // serves source == dest
   bool peer_dest;         // peers read a member's dest (not for Args::dest_private)
   void (*run)(Group& g);
@@ -219,10 +267,20 @@ void rsag_reduce(Group& g);         // rsag.cpp
 void pull_reduce_scatter(Group& g); // reduce_scatter.cpp
 void pull_alltoallv(Group& g);      // pull.cpp
 void tree_broadcast(Group& g);      // tree.cpp
+void push_broadcast(Group& g);      // push.cpp: into the readers' scratch slots
+void push_fcollect(Group& g);
+void push_alltoall(Group& g);
+void push_reduce(Group& g);
 
-/// Bytes one member puts in its scratch slot for this call, or SIZE_MAX when
-/// the call cannot go through scratch (collect decides per member).
-std::size_t scratch_need(const Args& a, int members);
+/// Bytes a scratch slot needs for this call with `staging`, or SIZE_MAX
+/// when the call cannot pass that way (a collect decides per member).
+std::size_t scratch_need(const Args& a, int members, Staging staging);
+/// Pushes: the bytes of a sender's region in a receiver's slot, and where
+/// sender `from`'s region starts in receiver `to`'s slot (NOTE [pushed words]).
+inline std::size_t push_region(std::size_t bytes) { return (bytes + 63) & ~std::size_t{63}; }
+inline std::size_t push_offset(std::size_t bytes, int from, int to) {
+  return static_cast<std::size_t>(from < to ? from : from - 1) * push_region(bytes);
+}
 
 /// Copies n bytes (dst and src may be the same, never partly overlap);
 /// `stream`: with non-temporal stores, for calls larger than the caches

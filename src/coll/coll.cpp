@@ -15,6 +15,7 @@
 namespace tilecomm::coll {
 
 using shmem::g_runtime;
+using shmem::kPushMembers;
 using shmem::usage_error;
 
 namespace {
@@ -44,22 +45,30 @@ constexpr std::size_t kAny = SIZE_MAX;
 // against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. The tree
 // broadcast starts at 16 members, where the root's buffer would have 15
 // readers (a judgement: at 8 PEs on 2 CPUs tree and pull measure the same).
+// The push rows come first and serve automatically only a team that spans
+// hosts (NOTE [pushed words]), of up to kPushMembers members, whose data
+// fit a slot with a region per sender; forced, they serve one host too.
+constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush = Staging::Push;
 constexpr Algorithm kTable[] = {
-    {"scratch", Kind::Broadcast, 1024, 2, 0, true, true, false, scratch_broadcast},
-    {"tree", Kind::Broadcast, kAny, 16, 0, false, true, true, tree_broadcast},
-    {"pull", Kind::Broadcast, kAny, 2, 0, false, true, false, pull_broadcast},
-    {"mixed", Kind::Collect, kAny, 2, 0, true, true, false, mixed_collect},
-    {"pull", Kind::Collect, kAny, 2, 0, false, true, false, pull_gather},
-    {"scratch", Kind::Fcollect, 1024, 2, 0, true, true, false, scratch_fcollect},
-    {"pull", Kind::Fcollect, kAny, 2, 0, false, true, false, pull_gather},
-    {"scratch", Kind::Alltoall, 512, 2, 0, true, true, false, scratch_alltoall},
-    {"pull", Kind::Alltoall, kAny, 2, 0, false, true, false, pull_alltoall},
-    {"pull", Kind::Alltoalls, kAny, 2, 0, false, true, false, pull_alltoall},
-    {"scratch", Kind::Reduce, 256, 2, 8, true, true, false, scratch_reduce},
-    {"oneshot", Kind::Reduce, 64 << 10, 2, 8, false, false, false, oneshot_reduce},
-    {"rsag", Kind::Reduce, kAny, 2, 0, false, true, true, rsag_reduce},
-    {"pull", Kind::ReduceScatter, kAny, 2, 0, false, false, false, pull_reduce_scatter},
-    {"pull", Kind::Alltoallv, kAny, 2, 0, false, false, false, pull_alltoallv},
+    {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
+    {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
+    {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
+    {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
+    {"mixed", Kind::Collect, kAny, 2, 0, kScratch, true, false, mixed_collect},
+    {"pull", Kind::Collect, kAny, 2, 0, kSource, true, false, pull_gather},
+    {"push", Kind::Fcollect, kAny, 2, kPushMembers, kPush, true, false, push_fcollect},
+    {"scratch", Kind::Fcollect, 1024, 2, 0, kScratch, true, false, scratch_fcollect},
+    {"pull", Kind::Fcollect, kAny, 2, 0, kSource, true, false, pull_gather},
+    {"push", Kind::Alltoall, kAny, 2, kPushMembers, kPush, true, false, push_alltoall},
+    {"scratch", Kind::Alltoall, 512, 2, 0, kScratch, true, false, scratch_alltoall},
+    {"pull", Kind::Alltoall, kAny, 2, 0, kSource, true, false, pull_alltoall},
+    {"pull", Kind::Alltoalls, kAny, 2, 0, kSource, true, false, pull_alltoall},
+    {"push", Kind::Reduce, kAny, 2, kPushMembers, kPush, true, false, push_reduce},
+    {"scratch", Kind::Reduce, 256, 2, 8, kScratch, true, false, scratch_reduce},
+    {"oneshot", Kind::Reduce, 64 << 10, 2, 8, kSource, false, false, oneshot_reduce},
+    {"rsag", Kind::Reduce, kAny, 2, 0, kSource, true, true, rsag_reduce},
+    {"pull", Kind::ReduceScatter, kAny, 2, 0, kSource, false, false, pull_reduce_scatter},
+    {"pull", Kind::Alltoallv, kAny, 2, 0, kSource, false, false, pull_alltoallv},
 };
 
 const std::string& forced_name(const Config& cfg, Kind k) {
@@ -109,7 +118,8 @@ const Algorithm* forced(Kind k, const char* call) {
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
   if (al.peer_dest && a.dest_private) return false;
-  if (al.scratch && (!g.team_mode() || scratch_need(a, g.size()) > g.scratch_slot())) return false;
+  if (al.staging != kSource && (!g.team_mode() || scratch_need(a, g.size(), al.staging) > g.scratch_slot())) return false;
+  if (al.staging == kPush && g.size() > kPushMembers) return false;
   return al.in_place || a.dest != a.source;
 }
 
@@ -123,7 +133,8 @@ const Algorithm& select(const Group& g) {
   // scratch rows win whenever the data fits.
   const bool one_sync = g_runtime->oversubscribed() || g.spans_hosts();
   for (const Algorithm& al : kTable)
-    if (al.kind == a.kind && (bytes <= al.max_bytes || (al.scratch && one_sync)) && g.size() >= al.min_pes &&
+    if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
+        (al.staging != kPush || g.spans_hosts()) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g))
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
@@ -343,8 +354,15 @@ void execute(Group& g) {
 
 }  // namespace
 
-std::size_t scratch_need(const Args& a, int members) {
+std::size_t scratch_need(const Args& a, int members, Staging staging) {
   const std::size_t bytes = a.count * a.elem;
+  if (staging == Staging::Push) {  // a region per sender (NOTE [pushed words])
+    switch (a.kind) {
+      case Kind::Broadcast: return bytes;
+      case Kind::Fcollect: case Kind::Alltoall: case Kind::Reduce: return (members - 1) * push_region(bytes);
+      default: return kAny;
+    }
+  }
   switch (a.kind) {
     case Kind::Alltoall: return bytes * members;
     case Kind::Collect: return 64;  // the header; the bytes go through scratch where they fit
@@ -415,17 +433,21 @@ std::string selection_table() {
     bool reachable = true;  // auto can still pick this row: no earlier row serves every call
     for (const Algorithm& al : kTable) {
       if (al.kind != k) continue;
-      std::string when = al.scratch ? strprintf("teams, data up to a scratch slot (%zu bytes%s)", cfg.coll_scratch / kScratchSlots,
-                                                k == Kind::Alltoall ? " for all blocks" : "")
-                                    : std::string("teams and active sets");
+      const std::size_t slot = cfg.coll_scratch / kScratchSlots;
+      std::string when = "teams and active sets";
+      if (al.staging == kScratch)
+        when = strprintf("teams, data up to a scratch slot (%zu bytes%s)", slot, k == Kind::Alltoall ? " for all blocks" : "");
+      if (al.staging == kPush)
+        when = strprintf("teams of up to %d members whose data fit each receiver's scratch slot (%zu bytes%s), auto "
+                         "only when the team spans hosts", kPushMembers, slot, k == Kind::Broadcast ? "" : ", a region per sender");
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
-                          al.scratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");
+                          al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");
       if (al.min_pes > 2) when += strprintf(", auto from %d PEs", al.min_pes);
-      if (al.max_pes) when += strprintf(", auto up to %d PEs", al.max_pes);
+      if (al.max_pes && al.staging != kPush) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";
       s += strprintf("    %-8s %s%s\n", al.name, when.c_str(), reachable ? "" : " (only when forced)");
-      if (!al.scratch && al.in_place && al.max_bytes == kAny && al.min_pes <= 2) reachable = false;
+      if (al.staging == kSource && al.in_place && al.max_bytes == kAny && al.min_pes <= 2) reachable = false;
     }
   }
   return s;

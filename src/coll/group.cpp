@@ -13,7 +13,8 @@ thread_local std::vector<int> Group::pending_;
 
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
-      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
+      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots),
+      pushed_before_(team.coll.pushed) {
   spans_hosts_ = !one_host();
   direct_ = a.region || (g_runtime->config().coll_load_store && !spans_hosts_);
 }
@@ -112,6 +113,36 @@ void Group::claim_scratch() {
   for (int k = 0; k < size_; ++k)
     if (k != me_) wait(k, kArrive, tag_ - lag, "its arrival in an earlier call (scratch reuse)");
   team_->coll.entered = tag_ - lag;
+}
+
+std::atomic<std::uint64_t>& Group::pushed(int k) const { return g_runtime->control().coll[team_->slot].pushed[k]; }
+
+void Group::push(int member, std::size_t offset, const void* src, std::size_t n) {
+  char* dst = scratch() + offset;
+  std::atomic<std::uint64_t>& mine = pushed(me_);
+  const std::uint64_t delta = tag_ - pushed_before_;  // brings my word on `member` to tag_
+  team_->coll.pushed = tag_;
+  if (direct_) {
+    std::memcpy(mapped(dst, member), src, n);
+    mapped(&mine, member)->fetch_add(delta, std::memory_order_release);
+    return;
+  }
+  const int pe = world(member);
+  try {
+    g_runtime->transport(pe).put_signal(pe, dst, src, n, reinterpret_cast<std::uint64_t*>(&mine), delta, true);
+  } catch (const Error& e) {
+    fatal_error(args.call, e);
+  }
+}
+
+void Group::wait_push(int member) const {
+  std::atomic<std::uint64_t>& x = pushed(member);
+  WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= tag_; });
+  if (st != WaitStatus::Done)
+    shmem::wait_failed(st, args.call, &x,
+                       strprintf("the data PE %d pushes into this PE's scratch slot (call %llu of its team)",
+                                 world(member), static_cast<unsigned long long>(tag_)),
+                       std::to_string(x.load()));
 }
 
 void Group::finish() {

@@ -26,6 +26,7 @@ namespace tilecomm::shmem {
 
 constexpr int kMaxTeams = 64;   // team slots: barrier flags and ids
 constexpr int kMaxRounds = 24;  // dissemination rounds: teams up to 2^24 PEs
+constexpr int kPushMembers = 16;  // collectives: teams of up to this many members may push (NOTE [pushed words])
 
 /// One cache line per flag, so that PEs spinning on neighbouring flags do
 /// not share lines.
@@ -38,6 +39,7 @@ struct alignas(64) Flag {
 struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
   alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
+  alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's last push into my scratch
 };
 
 /// The first bytes of every PE's heap segment: runtime state that peers
@@ -86,6 +88,7 @@ struct tilecomm_team {
     std::uint64_t done = 0;     // reads of my data that peers have reported, in total
     std::uint64_t checks = 0;   // checked-mode confirmations received as leader, in total
     std::uint64_t entered = 0;  // every member has entered this call
+    std::uint64_t pushed = 0;   // my last call that pushed to the members (NOTE [pushed words])
   } coll;
   bool predefined = false;
 

@@ -127,6 +127,7 @@ void Runtime::reset_slot(int slot) {
   for (auto& f : control_->barrier[slot]) f.value.store(0, std::memory_order_relaxed);
   for (auto& f : control_->coll[slot].word) f.value.store(0, std::memory_order_relaxed);
   control_->coll[slot].record[0] = 0;
+  for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
 }
 
 void Runtime::free_slot(int slot) {

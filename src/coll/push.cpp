@@ -1,0 +1,83 @@
+// Push algorithms, the choice for small calls of teams that span hosts
+// (NOTE [pushed words]): each sender puts its data into the readers'
+// scratch slots and raises its word there; a reader waits on its own memory
+// and copies or reduces out of its own slot. One one-way trip per call,
+// where a pull pays a round trip per poll of the owner's arrival and another
+// for the bytes. The members still raise their arrive words: the slot rule
+// (claim_scratch) reads them.
+#include "coll/algorithm.hpp"
+
+namespace tilecomm::coll {
+
+namespace {
+
+// My data for member k (my block for alltoall, all of it otherwise) to its slot.
+template <class Block>
+void push_all(Group& g, std::size_t bytes, Block block) {
+  const int n = g.size(), me = g.me();
+  g.arrive();
+  g.claim_scratch();
+  for (int i = 1; i < n; ++i) {
+    const int k = (me + i) % n;
+    g.push(k, push_offset(bytes, me, k), block(k), bytes);
+  }
+}
+
+const char* pushed_to_me(Group& g, std::size_t bytes, int from) { return g.scratch() + push_offset(bytes, from, g.me()); }
+
+}  // namespace
+
+void push_broadcast(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  g.arrive();
+  if (g.me() == a.root) {
+    g.claim_scratch();
+    for (int i = 1; i < g.size(); ++i) g.push((a.root + i) % g.size(), 0, a.source, bytes);
+    if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
+    return;
+  }
+  g.wait_push(a.root);
+  std::memcpy(a.dest, g.scratch(), bytes);
+}
+
+void push_fcollect(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  char* dest = static_cast<char*>(a.dest);
+  push_all(g, bytes, [&](int) { return a.source; });
+  std::memcpy(dest + g.me() * bytes, a.source, bytes);
+  g.each_push([&](int k) { std::memcpy(dest + k * bytes, pushed_to_me(g, bytes, k), bytes); });
+}
+
+void push_alltoall(Group& g) {
+  const Args& a = g.args;
+  const std::size_t block = a.count * a.elem;
+  const auto* source = static_cast<const char*>(a.source);
+  char* dest = static_cast<char*>(a.dest);
+  push_all(g, block, [&](int k) { return source + k * block; });
+  std::memcpy(dest + g.me() * block, source + g.me() * block, block);
+  g.each_push([&](int k) { std::memcpy(dest + k * block, pushed_to_me(g, block, k), block); });
+}
+
+void push_reduce(Group& g) {
+  const Args& a = g.args;
+  const int me = g.me();
+  const std::size_t bytes = a.count * a.elem;
+  push_all(g, bytes, [&](int) { return a.source; });
+  // In place, the first reduction overwrites my source before members after
+  // the second read it: keep a copy of my part then.
+  std::vector<char> kept;
+  const char* mine = static_cast<const char*>(a.source);
+  if (a.dest == a.source && me > 1) {
+    kept.assign(mine, mine + bytes);
+    mine = kept.data();
+  }
+  g.each_push([](int) {});
+  auto part = [&](int k) { return k == me ? mine : pushed_to_me(g, bytes, k); };
+  // Every member reduces in member order, so all get the same bits.
+  reduce2(a.dtype, a.op, a.dest, part(0), part(1), a.count);
+  for (int k = 2; k < g.size(); ++k) reduce2(a.dtype, a.op, a.dest, a.dest, part(k), a.count);
+}
+
+}  // namespace tilecomm::coll
