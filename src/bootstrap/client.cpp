@@ -59,7 +59,7 @@ Client::Client(const Rendezvous& where, int rank, int size, double timeout_s)
           "wrong cookie (the unique ID is not this rendezvous's), or the Hello did not reach it in time", rank,
           where_.c_str());
   }
-  ServerMsg reply = decode_server_msg(h, body, 0);
+  ServerMsg reply = decode_server_msg(h, body);
   if (reply.kind == ServerMsg::Welcome) return;
   ::close(fd_);
   if (reply.kind == ServerMsg::Reject)
@@ -77,10 +77,11 @@ Client::~Client() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Client::allgather(const void* mine, std::size_t len, void* all, double timeout_s) {
+Client::Group Client::gather(std::string_view key, const void* mine, std::size_t len, bool list, double timeout_s) {
   {
+    const std::string body = gather_body(key, list, mine, len);
     std::lock_guard<std::mutex> lock(send_mutex_);
-    if (!send_msg(fd_, Msg::Allgather, mine, len))
+    if (!send_msg(fd_, Msg::Allgather, body.data(), body.size()))
       raise(ErrorCode::Transport, "PE %d lost the rendezvous server at %s", rank_, where_.c_str());
   }
   double deadline = detail::now_seconds() + timeout_s;
@@ -94,11 +95,11 @@ void Client::allgather(const void* mine, std::size_t len, void* all, double time
             "(TILECOMM_BOOTSTRAP_TIMEOUT); did every PE start?", rank_, timeout_s, size_, where_.c_str());
     if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (its host died: "
                      "tcrun, the process that made the unique ID, or PE 0 of a job mpirun or srun started)", rank_, where_.c_str());
-    ServerMsg m = decode_server_msg(h, body, len * size_);
+    ServerMsg m = decode_server_msg(h, body, GatherShape{len, list, size_});
     switch (m.kind) {
       case ServerMsg::AllgatherResult:
-        memcpy(all, body.data(), body.size());
-        return;
+        return Group{m.group.members, m.group.first_other, std::vector<int>(m.pes.begin(), m.pes.end()),
+                     std::vector<char>(m.text.begin(), m.text.end())};
       case ServerMsg::Abort:
         raise(ErrorCode::Remote, "the job was aborted during init: %s", m.text.c_str());
       case ServerMsg::GlobalExit:
@@ -162,7 +163,7 @@ void Client::watch(double grace) {
     if (r < 0)
       return on_abort(strprintf("lost the connection to the rendezvous server at %s (its host died: "
                                 "tcrun, the process that made the unique ID, or PE 0 of a job mpirun or srun started)", where_.c_str()), grace);
-    ServerMsg m = decode_server_msg(h, body, 0);
+    ServerMsg m = decode_server_msg(h, body);
     switch (m.kind) {
       case ServerMsg::Abort: return on_abort(m.text, grace);
       case ServerMsg::LookupResult: {

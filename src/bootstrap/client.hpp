@@ -1,6 +1,6 @@
 // A PE's connection to the rendezvous server.
 //
-// During init the calling thread uses it for allgathers. After init a
+// During init the calling thread uses it for gathers. After init a
 // watcher thread owns the reading side: an Abort from the server (a peer
 // failed) or a lost connection sets the job's failure state, so every wait
 // in this PE returns; a GlobalExit ends this process with the given status;
@@ -28,18 +28,27 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  /// Every PE contributes `len` bytes; `all` receives size*len bytes in PE order.
-  /// Waits up to timeout_s; throws naming what was awaited.
-  void allgather(const void* mine, std::size_t len, void* all, double timeout_s);
+  /// What a gather returned: my group (NOTE [keyed gathers] in wire.hpp).
+  struct Group {
+    int members = 0;          // PEs that gave my key, me included
+    int first_other = -1;     // the smallest PE that gave another key, or -1
+    std::vector<int> pes;     // listed: the members, ascending
+    std::vector<char> blobs;  // listed: their blobs, in that order
+  };
+  /// Every PE contributes `len` bytes under `key` (the same `len` and `list`
+  /// on every PE); returns the group of the PEs that gave my key, with their
+  /// PE numbers and blobs if `list`. Waits up to timeout_s; throws naming
+  /// what was awaited.
+  Group gather(std::string_view key, const void* mine, std::size_t len, bool list, double timeout_s);
 
-  /// Publishes this PE's card (NOTE [ucx cards]); before init's last allgather,
+  /// Publishes this PE's card (NOTE [ucx cards]); before init's last gather,
   /// so that every card is there when init returns on any PE.
   void publish(const std::string& card);
   /// PE `pe`'s card (empty if it published none), asked of the server; needs
   /// the watcher. Waits up to timeout_s, progressing like every wait.
   std::string lookup(int pe, double timeout_s);
 
-  /// Starts the watcher thread (after the last allgather of init).
+  /// Starts the watcher thread (after the last gather of init).
   /// abort_grace_s: how long a PE that is not inside a tilecomm wait is given
   /// to notice a failure before the watcher ends the process.
   void start_watcher(double abort_grace_s);

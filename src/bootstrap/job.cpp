@@ -44,13 +44,14 @@ std::string Job::who(int rank) const {
 
 std::uint32_t Job::max_len(const Conn& c) const {
   if (c.rank < 0) return sizeof(HelloBody);
-  // An allgather result holds size_ blobs and must fit in one message
-  // (checked per message in allgather()); a card has a bound of its own.
-  return std::max(allgather_max(), kMaxCard);
+  // An allgather result holds up to size_ blobs and PE numbers and must fit
+  // in one message (checked per message in allgather()); a card has a bound
+  // of its own.
+  return std::max<std::uint32_t>(sizeof(GatherHead) + kMaxGatherKey + gather_blob_max(), kMaxCard);
 }
 
-std::uint32_t Job::allgather_max() const {
-  return std::max<std::uint32_t>(kMaxPayload / static_cast<std::uint32_t>(size_), sizeof(std::int32_t));
+std::uint32_t Job::gather_blob_max() const {
+  return (kMaxPayload - sizeof(GatherResultHead)) / static_cast<std::uint32_t>(size_) - sizeof(std::int32_t);
 }
 
 void Job::receive(int id, const char* p, std::size_t n) {
@@ -176,22 +177,54 @@ void Job::hello(int id, Conn& c, const std::vector<char>& body) {
 void Job::allgather(Conn& c, const std::vector<char>& body) {
   Rank& r = ranks_[c.rank];
   if (r.gathered) return drop(c, "it sent two Allgather messages in one round");
-  if (body.size() > allgather_max())
-    return drop(c, strprintf("it sent an Allgather of %zu bytes; a job of %d PEs allows %u (the result must fit in %u "
-                             "bytes)", body.size(), size_, allgather_max(), kMaxPayload));
+  std::optional<GatherRequest> req = decode_gather(body);
+  if (!req)
+    return drop(c, strprintf("it sent an Allgather of %zu bytes that does not start with a key of at most %u bytes "
+                             "and a list flag of 0 or 1", body.size(), kMaxGatherKey));
+  if (req->blob.size() > gather_blob_max())
+    return drop(c, strprintf("it sent an Allgather blob of %zu bytes; a job of %d PEs allows %u (the result must fit "
+                             "in %u bytes)", req->blob.size(), size_, gather_blob_max(), kMaxPayload));
   if (gathered_ == 0) {
-    // max_len() bounded the blob: size_ of them fit in one message.
-    gather_blob_ = body.size();
+    gather_blob_ = req->blob.size();
+    gather_list_ = req->list;
     gather_.assign(gather_blob_ * size_, 0);
   }
-  if (body.size() != gather_blob_)
-    return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes, the PEs before it %zu",
-                           who(c.rank).c_str(), body.size(), gather_blob_));
-  if (!body.empty()) memcpy(gather_.data() + gather_blob_ * c.rank, body.data(), body.size());
+  if (req->blob.size() != gather_blob_ || req->list != gather_list_)
+    return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes %s a list, the PEs before it %zu "
+                           "bytes %s", who(c.rank).c_str(), req->blob.size(), req->list ? "asking for" : "without",
+                           gather_blob_, gather_list_ ? "asking for one" : "without one"));
+  if (gather_blob_) memcpy(gather_.data() + gather_blob_ * c.rank, req->blob.data(), gather_blob_);
+  r.gather_key = std::move(req->key);
   r.gathered = true;
-  if (++gathered_ < size_) return;
-  broadcast(Msg::AllgatherResult, gather_.data(), gather_.size());
-  for (Rank& each : ranks_) each.gathered = false;
+  if (++gathered_ == size_) answer_gather();
+}
+
+void Job::answer_gather() {
+  // The groups, each with its members in PE order (NOTE [keyed gathers]).
+  std::map<std::string, std::vector<std::int32_t>> groups;
+  for (int pe = 0; pe < size_; ++pe) groups[ranks_[pe].gather_key].push_back(pe);
+  // The smallest PE outside a group is the smallest first member of another group.
+  int first = size_, second = size_;
+  for (const auto& [key, pes] : groups) {
+    if (pes.front() < first) second = first, first = pes.front();
+    else if (pes.front() < second) second = pes.front();
+  }
+  for (const auto& [key, pes] : groups) {
+    const int outside = pes.front() == first ? second : first;
+    const GatherResultHead head{static_cast<std::int32_t>(pes.size()), outside == size_ ? -1 : outside};
+    std::string body(reinterpret_cast<const char*>(&head), sizeof head);
+    if (gather_list_) {
+      body.append(reinterpret_cast<const char*>(pes.data()), pes.size() * sizeof(std::int32_t));
+      for (int pe : pes) body.append(gather_.data() + pe * gather_blob_, gather_blob_);
+    }
+    auto m = std::make_shared<const std::string>(encode(Msg::AllgatherResult, body.data(), body.size()));
+    for (int pe : pes)  // shared by the group: the result costs its size once
+      if (ranks_[pe].conn >= 0) conns_.at(ranks_[pe].conn).io.queue.push_back(m);
+  }
+  for (Rank& each : ranks_) {
+    each.gathered = false;
+    each.gather_key.clear();
+  }
   gathered_ = 0;
 }
 

@@ -1,4 +1,5 @@
-// The rendezvous server's state machine: who joined, allgather rounds,
+// The rendezvous server's state machine: who joined, allgather rounds
+// (keyed: NOTE [keyed gathers] in wire.hpp),
 // published cards and their lookups, Finalize, GlobalExit and Abort, for
 // one job.
 //
@@ -105,6 +106,7 @@ class Job {
     bool joined = false;
     bool finalized = false;
     bool gathered = false;
+    std::string gather_key;  // this round's key (NOTE [keyed gathers])
     std::shared_ptr<const std::string> answer;  // Publish: the LookupResult a Lookup of it gets (NOTE [ucx cards])
     int pid = 0;
     std::string host;
@@ -113,13 +115,14 @@ class Job {
   void process(int id, Conn& c, const MsgHeader& h, const std::vector<char>& body);
   void hello(int id, Conn& c, const std::vector<char>& body);
   void allgather(Conn& c, const std::vector<char>& body);
+  void answer_gather();
   void reject(Conn& c, const std::string& problem);
   void drop(Conn& c, const std::string& why);
   void leave(Conn& c, const std::string& reason);
   void broadcast(Msg type, const void* payload, std::size_t len);
   bool finished() const { return all_finalized() || global_exit_status_ >= 0 || exited_; }
   std::uint32_t max_len(const Conn& c) const;
-  std::uint32_t allgather_max() const;
+  std::uint32_t gather_blob_max() const;
   static constexpr std::size_t kMaxUnread = 1024;  // messages queued for one PE
   std::string who(int rank) const;
 
@@ -132,6 +135,7 @@ class Job {
   std::vector<Rank> ranks_;
   std::vector<char> gather_;
   std::size_t gather_blob_ = 0;
+  bool gather_list_ = false;
   int gathered_ = 0;
   int finalized_ = 0;
   int rejected_ = 0;

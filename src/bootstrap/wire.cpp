@@ -126,6 +126,27 @@ std::string encode(Msg type, const void* payload, std::size_t len) {
   return out;
 }
 
+std::string gather_body(std::string_view key, bool list, const void* blob, std::size_t len) {
+  GatherHead head{static_cast<std::uint32_t>(key.size()), list ? 1u : 0u};
+  std::string out(reinterpret_cast<const char*>(&head), sizeof head);
+  out.append(key);
+  if (len) out.append(static_cast<const char*>(blob), len);
+  return out;
+}
+
+std::optional<GatherRequest> decode_gather(const std::vector<char>& body) {
+  GatherHead head;
+  if (body.size() < sizeof head) return std::nullopt;
+  memcpy(&head, body.data(), sizeof head);
+  if (head.key_len > kMaxGatherKey || head.list > 1 || body.size() - sizeof head < head.key_len) return std::nullopt;
+  GatherRequest r;
+  r.list = head.list;
+  auto key = body.begin() + sizeof head;
+  r.key.assign(key, key + head.key_len);
+  r.blob.assign(key + head.key_len, body.end());
+  return r;
+}
+
 std::optional<HelloBody> decode_hello(const std::vector<char>& body) {
   if (body.size() != sizeof(HelloBody)) return std::nullopt;
   HelloBody hello;
@@ -141,7 +162,7 @@ std::optional<std::int32_t> decode_int32(const std::vector<char>& body) {
   return status;
 }
 
-ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, std::size_t gather_len) {
+ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, const GatherShape& gather) {
   ServerMsg m;
   switch (static_cast<Msg>(hdr.type)) {
     case Msg::Welcome:
@@ -153,13 +174,35 @@ ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body,
       m.kind = static_cast<Msg>(hdr.type) == Msg::Reject ? ServerMsg::Reject : ServerMsg::Abort;
       m.text.assign(body.begin(), std::find(body.begin(), body.end(), '\0'));
       return m;
-    case Msg::AllgatherResult:
-      if (body.size() != gather_len) {
-        m.text = strprintf("an AllgatherResult of %zu bytes, expected %zu", body.size(), gather_len);
+    case Msg::AllgatherResult: {
+      GatherResultHead g{};
+      if (body.size() >= sizeof g) memcpy(&g, body.data(), sizeof g);
+      const bool head_ok = body.size() >= sizeof g && g.members >= 1 && g.members <= gather.size &&
+                           g.first_other >= -1 && g.first_other < gather.size;
+      const std::size_t members = head_ok ? static_cast<std::size_t>(g.members) : 0;
+      const std::size_t expected = sizeof g + (gather.list ? members * (sizeof(std::int32_t) + gather.blob) : 0);
+      if (!head_ok || body.size() != expected) {
+        m.text = strprintf("an AllgatherResult of %zu bytes for a group of %d PEs (first outside: %d) in a job of %d, "
+                           "with %s of %zu-byte blobs", body.size(), g.members, g.first_other, gather.size,
+                           gather.list ? "a list" : "no list", gather.blob);
         return m;
+      }
+      m.group = g;
+      if (gather.list) {
+        m.pes.resize(members);
+        memcpy(m.pes.data(), body.data() + sizeof g, members * sizeof(std::int32_t));
+        for (std::size_t i = 0; i < members; ++i)
+          if (m.pes[i] < 0 || m.pes[i] >= gather.size || (i && m.pes[i] <= m.pes[i - 1])) {
+            m.text = strprintf("an AllgatherResult whose PE list is not ascending PEs of the %d (entry %zu: %d)",
+                               gather.size, i, m.pes[i]);
+            m.pes.clear();
+            return m;
+          }
+        m.text.assign(body.begin() + sizeof g + members * sizeof(std::int32_t), body.end());
       }
       m.kind = ServerMsg::AllgatherResult;
       return m;
+    }
     case Msg::GlobalExit: {
       std::int32_t st[2];
       if (body.size() != sizeof st) break;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilecomm::bootstrap {
@@ -21,8 +22,8 @@ enum class Msg : std::uint32_t {
   Hello = 1,        // PE -> server: HelloBody
   Welcome,          // server -> PE: empty
   Reject,           // server -> PE: text; the server closes the connection
-  Allgather,        // PE -> server: this PE's blob (equal sizes on every PE)
-  AllgatherResult,  // server -> PE: the n blobs, in PE order
+  Allgather,        // PE -> server: GatherHead, key, blob (NOTE [keyed gathers])
+  AllgatherResult,  // server -> PE: GatherResultHead, then (when listed) its group's PEs and blobs
   Finalize,         // PE -> server: this PE finalized; its disconnect is clean
   Abort,            // server -> PE: text naming the failed PE
   GlobalExit,       // PE -> server: int32 status; server -> PE: int32 status, int32 pe
@@ -34,7 +35,7 @@ enum class Msg : std::uint32_t {
 /// "Hello", "Abort"... or "unknown" for a type outside the protocol.
 const char* msg_name(std::uint32_t type);
 
-constexpr std::uint32_t kMaxPayload = 64u << 20;  // also bounds an allgather result (n * blob)
+constexpr std::uint32_t kMaxPayload = 64u << 20;  // also bounds an allgather result (n * (4 + blob))
 constexpr std::uint32_t kMaxCard = 16u << 10;     // a published card (a UCX card is about 240 bytes)
 constexpr std::int32_t kMaxPes = 1 << 16;         // bounds the job size a Hello or a launcher may give
 constexpr std::size_t kCookieBytes = 16;
@@ -54,6 +55,35 @@ struct HelloBody {
   std::int32_t pid;
   char host[64];
 };
+
+// NOTE [keyed gathers] An Allgather names a key, and the PEs that give the
+// same key in a round form a group: each PE learns how many PEs its group
+// has and the smallest PE outside it (-1: none), and, when it asks for the
+// list, its group's PE numbers and blobs in PE order. Init gathers its
+// records by host key, so a PE receives its host's records and no other
+// (nothing per PE of the job: docs/ARCHITECTURE.md, "Starting a job"), and
+// checks that every PE agrees on a setting by giving the setting as the key
+// without a list: agreement is a group of every PE. Every PE of a round
+// gives a blob of the same size and the same list choice.
+struct GatherHead {
+  std::uint32_t key_len;
+  std::uint32_t list;  // 1: the group's PEs and blobs; 0: its size only
+};
+struct GatherResultHead {
+  std::int32_t members;      // PEs in my group, me included
+  std::int32_t first_other;  // the smallest PE outside my group, or -1
+};
+constexpr std::uint32_t kMaxGatherKey = 256;
+
+/// The body of an Allgather.
+std::string gather_body(std::string_view key, bool list, const void* blob, std::size_t len);
+struct GatherRequest {
+  std::string key;
+  bool list = false;
+  std::vector<char> blob;
+};
+/// An Allgather body: its key at most kMaxGatherKey bytes, `list` 0 or 1.
+std::optional<GatherRequest> decode_gather(const std::vector<char>& body);
 
 /// Where and how to meet: an IPv4 address, a port and the cookie.
 struct Rendezvous {
@@ -99,12 +129,20 @@ std::optional<std::int32_t> decode_int32(const std::vector<char>& body);
 /// A message from the server as the client reads it, checked.
 struct ServerMsg {
   enum Kind { Welcome, Reject, AllgatherResult, Abort, GlobalExit, LookupResult, Invalid } kind = Invalid;
-  std::string text;        // Reject, Abort: the reason; LookupResult: the card; Invalid: what was wrong
+  std::string text;        // Reject, Abort: the reason; LookupResult: the card; AllgatherResult: the blobs;
+                           // Invalid: what was wrong
   std::int32_t status = 1;  // GlobalExit
   std::int32_t pe = -1;     // GlobalExit: who called it; LookupResult: whose card
+  GatherResultHead group{};         // AllgatherResult
+  std::vector<std::int32_t> pes;    // AllgatherResult, listed: the group's PEs, ascending
 };
-/// `gather_len`: the byte count an AllgatherResult must have (n * blob).
-ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, std::size_t gather_len);
+/// What the client asked of an Allgather, to check its result against.
+struct GatherShape {
+  std::size_t blob = 0;
+  bool list = false;
+  int size = 0;  // PEs in the job
+};
+ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, const GatherShape& gather = {});
 
 /// Blocking helpers over a socket; false on EOF or error (errno kept).
 bool send_msg(int fd, Msg type, const void* payload, std::size_t len);

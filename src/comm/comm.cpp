@@ -145,22 +145,20 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
     raise(ErrorCode::InvalidUsage, "%s: %s", call, why.c_str());
   };
   // Windows are memory every rank maps: the operators run on one host.
-  const auto& hosts = g_runtime->hosts();
   for (int r = 0; r < n && problem.empty(); ++r)
-    if (hosts[team.world(r)] != hosts[team.world(0)])
-      problem = strprintf("rank %d (PE %d) is on another host than rank 0 (PE %d); a communicator's ranks share one "
+    if (!g_runtime->local(team.world(r)))
+      problem = strprintf("rank %d (PE %d) is on another host than rank %d (PE %d); a communicator's ranks share one "
                           "host (its windows are load/store memory), so make it from SHMEM_TEAM_SHARED or a team "
-                          "inside it", r, team.world(r), team.world(0));
+                          "inside it", r, team.world(r), a.rank, team.world(a.rank));
   if (!problem.empty()) fail_everywhere(problem);
 
   // Map the windows of the ranks; then every rank reports.
-  const std::string& my_host = hosts[team.world(a.rank)];
   impl->mapped.assign(n, 0);
   std::int64_t map_error = 0;
   std::string map_problem;
   for (int r = 0; r < n; ++r) {
     const int pe = team.world(r);
-    if (hosts[pe] != my_host) continue;  // another host: not load/store reachable
+    if (!g_runtime->local(pe)) continue;  // another host: not load/store reachable
     a.localRank += r < a.rank;
     ++a.localRankSize;
     std::uint8_t* base = reinterpret_cast<std::uint8_t*>(impl->window.base());

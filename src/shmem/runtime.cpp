@@ -21,16 +21,17 @@ int g_thread_level = 0;
 namespace {
 
 // What every PE tells the others at init.
-struct PeerInfo {
+// What init tells the PEs of this host (NOTE [host groups]): the keys that
+// map my segments.
+struct HostRecord {
   memory::SegmentKey heap;
   memory::SegmentKey data;
-  std::int32_t cpus;  // TILECOMM_JOB_CPUS (tcrun's count of the job's CPUs), or 0
+};
+
+// What init tells the PEs of this machine: the CPUs they share.
+struct CpuRecord {
+  std::int32_t cpus;           // TILECOMM_JOB_CPUS (tcrun's count of the job's CPUs), or 0
   std::uint64_t cpu_mask[16];  // the CPUs this PE may run on (CPUs 0-1023)
-  char host[64];      // the host name, for messages
-  char host_key[80];  // NOTE [host key]
-  char machine[40];   // the boot id: PEs with equal ones share CPUs
-  char coll[224];     // the collective settings every PE must share (coll_settings)
-  std::uint8_t ucx;   // UCX started (TILECOMM_TRANSPORTS lists ucx): its card is published
 };
 
 bool lists(const Config& cfg, TransportKind t) {
@@ -124,75 +125,86 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   }
 
   shm_ = std::make_unique<transport::ShmTransport>(my_pe_, n_pes_);
-  PeerInfo mine{};
+  const std::string key = host_key(cfg_);
+  if (key.size() > bootstrap::kMaxGatherKey)
+    raise(ErrorCode::InvalidUsage, "TILECOMM_HOST_ID='%s' is longer than %u characters", cfg_.host_id.c_str(),
+          bootstrap::kMaxGatherKey - 3);
+  // Init's gathers are keyed (NOTE [keyed gathers]): a PE learns its host's
+  // segment keys and its machine's CPUs, and whether every PE agrees on the
+  // settings that must match; nothing per PE of the job.
+  auto gather = [&](const std::string& k, const void* blob, std::size_t len, bool list) {
+    if (client_) return client_->gather(k, blob, len, list, cfg_.bootstrap_timeout);
+    bootstrap::Client::Group alone{1, -1, {0}, {}};
+    if (list) alone.blobs.assign(static_cast<const char*>(blob), static_cast<const char*>(blob) + len);
+    return alone;
+  };
+  HostRecord mine{};
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
-  mine.ucx = lists(cfg_, TransportKind::Ucx);
-  gethostname(mine.host, sizeof mine.host - 1);
-  const std::string key = host_key(cfg_);
-  if (key.size() >= sizeof mine.host_key)
-    raise(ErrorCode::InvalidUsage, "TILECOMM_HOST_ID='%s' is longer than %zu characters", cfg_.host_id.c_str(),
-          sizeof mine.host_key - 4);
-  std::memcpy(mine.host_key, key.c_str(), key.size() + 1);
-  snprintf(mine.machine, sizeof mine.machine, "%s", boot_id().c_str());
-  snprintf(mine.coll, sizeof mine.coll, "%s", coll_settings(cfg_).c_str());
-  // tcrun tells the job's CPU count (a PE it bound sees a single CPU).
-  mine.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
-    for (int c = 0; c < 1024 && c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &cpus)) mine.cpu_mask[c / 64] |= std::uint64_t{1} << (c % 64);
-  std::vector<PeerInfo> all(n_pes_);
-  if (client_) client_->allgather(&mine, sizeof mine, all.data(), cfg_.bootstrap_timeout);
-  else all[0] = mine;
-  for (int pe = 0; pe < n_pes_; ++pe) hosts_.emplace_back(all[pe].host_key);
-  for (int pe = 0; pe < n_pes_; ++pe) {
-    local_.push_back(hosts_[pe] == hosts_[my_pe_]);
-    spans_hosts_ |= !local_[pe];
+  const bootstrap::Client::Group host = gather(key, &mine, sizeof mine, true);
+  local_.assign(n_pes_, 0);
+  for (int pe : host.pes) local_[pe] = 1;
+  spans_hosts_ = host.members < n_pes_;
+  for (std::size_t i = 0; i < host.pes.size(); ++i) {
+    if (host.pes[i] == my_pe_) continue;
+    HostRecord peer;
+    std::memcpy(&peer, host.blobs.data() + i * sizeof peer, sizeof peer);
+    shm_->attach(host.pes[i], 0, peer.heap);
+    if (data_.size()) shm_->attach(host.pes[i], 1, peer.data);
   }
-  // More PEs than CPUs on some machine (hosts that are namespaces of one
-  // machine share its CPUs): tcrun's count, or the CPUs any PE of that
+  // More PEs than CPUs on this machine (hosts that are namespaces of one
+  // machine share its CPUs): tcrun's count, or the CPUs any PE of the
   // machine may run on (a launcher that binds each PE to its own CPU leaves
-  // each with one). The same on every PE: it chooses algorithms.
-  const auto same_machine = [&](int a, int b) { return std::strcmp(all[a].machine, all[b].machine) == 0; };
-  for (int first = 0; first < n_pes_; ++first) {
-    bool seen = false;
-    for (int pe = 0; pe < first && !seen; ++pe) seen = same_machine(pe, first);
-    if (seen) continue;
-    int pes = 0, cpus = all[first].cpus;
-    std::uint64_t any[16] = {};
-    for (int pe = first; pe < n_pes_; ++pe) {
-      if (!same_machine(pe, first)) continue;
-      ++pes;
-      for (int w = 0; w < 16; ++w) any[w] |= all[pe].cpu_mask[w];
-    }
-    if (cpus == 0)
-      for (std::uint64_t w : any) cpus += __builtin_popcountll(w);
-    oversubscribed_ |= cpus > 0 && pes > cpus;
+  // each with one).
+  CpuRecord cpu{};
+  cpu.cpus = static_cast<std::int32_t>(cfg_.job_cpus);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < 1024 && c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpu.cpu_mask[c / 64] |= std::uint64_t{1} << (c % 64);
+  const bootstrap::Client::Group machine = gather("machine:" + boot_id(), &cpu, sizeof cpu, true);
+  std::uint64_t any[16] = {};
+  int cpus = 0;
+  for (int i = 0; i < machine.members; ++i) {
+    CpuRecord peer;
+    std::memcpy(&peer, machine.blobs.data() + i * sizeof peer, sizeof peer);
+    cpus = std::max(cpus, static_cast<int>(peer.cpus));
+    for (int w = 0; w < 16; ++w) any[w] |= peer.cpu_mask[w];
   }
-  for (int pe = 0; pe < n_pes_; ++pe) {
-    if (all[pe].ucx != mine.ucx && !spans_hosts_)
-      raise(ErrorCode::InvalidUsage, "PE %d %s ucx in TILECOMM_TRANSPORTS and PE %d %s; list it on every PE or on "
-            "none", my_pe_, mine.ucx ? "lists" : "does not list", pe, all[pe].ucx ? "does" : "does not");
-    if (strcmp(all[pe].coll, mine.coll) != 0)
-      raise(ErrorCode::InvalidUsage, "PE %d has the collective settings %s (TILECOMM_COLL_SCRATCH, then "
-            "TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE) and PE %d %s; they decide the "
-            "algorithms and must be the same on every PE", my_pe_, mine.coll, pe, all[pe].coll);
-    if (!local_[pe]) continue;  // another host: UCX
-    shm_->attach(pe, 0, all[pe].heap);
-    if (data_.size()) shm_->attach(pe, 1, all[pe].data);
+  if (cpus == 0)
+    for (std::uint64_t w : any) cpus += __builtin_popcountll(w);
+  const bool machine_oversubscribed = cpus > 0 && machine.members > cpus;
+  // Settings every PE must share: the collective ones decide algorithms
+  // (members that chose differently would wait forever), and on one host
+  // whether UCX runs (between hosts it always does).
+  const bool ucx = lists(cfg_, TransportKind::Ucx);
+  const std::string settings = coll_settings(cfg_) + (spans_hosts_ ? "" : ucx ? " ucx" : " no-ucx");
+  const bootstrap::Client::Group agree = gather(settings, nullptr, 0, false);
+  if (agree.members < n_pes_) {
+    // Every PE is in a group smaller than the job: all come here and gather
+    // the settings themselves, for a message that shows both.
+    char text[224] = {};
+    snprintf(text, sizeof text, "%s", settings.c_str());
+    const bootstrap::Client::Group all = gather("settings", text, sizeof text, true);
+    raise(ErrorCode::InvalidUsage, "PE %d and PE %d differ in the collective settings (TILECOMM_COLL_SCRATCH, "
+          "TILECOMM_COLL_LOAD_STORE, then TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE/"
+          "REDUCE_SCATTER/ALLTOALLV)%s: PE %d has %s and PE %d has %.*s; they decide the algorithms and must be "
+          "the same on every PE", my_pe_, agree.first_other,
+          spans_hosts_ ? "" : " or in listing ucx in TILECOMM_TRANSPORTS", my_pe_, text, agree.first_other,
+          static_cast<int>(sizeof text), all.blobs.data() + agree.first_other * sizeof text);
   }
   // UCX: when listed, or for the PEs of other hosts (NOTE [host groups]).
-  if (mine.ucx || spans_hosts_) start_ucx();
-  // Everybody has mapped everybody: from here a PE may exit without taking a
-  // segment away from a peer that has not opened it yet.
-  if (client_) {
-    int dummy = 0;
-    std::vector<int> sink(n_pes_);
-    client_->allgather(&dummy, sizeof dummy, sink.data(), cfg_.bootstrap_timeout);
-    client_->start_watcher(cfg_.abort_grace);
-  }
+  if (ucx || spans_hosts_) start_ucx();
+  // The last gather: everybody has mapped everybody of its host, so a PE
+  // may exit from here without taking a segment away from a peer that has
+  // not opened it yet, and every card is published. It also makes the job
+  // oversubscribed when any machine is, the same on every PE: that
+  // chooses algorithms.
+  const bootstrap::Client::Group over = gather(machine_oversubscribed ? "oversubscribed" : "not oversubscribed",
+                                               nullptr, 0, false);
+  oversubscribed_ = machine_oversubscribed || over.members < n_pes_;
+  if (client_) client_->start_watcher(cfg_.abort_grace);
   used_slots_ = 0b11;  // slot 0: TEAM_WORLD, slot 1: TEAM_SHARED
   set_routes();
 }
@@ -206,7 +218,7 @@ Runtime::~Runtime() {
 }
 
 // The UCX transport: segments registered, this PE's card published to the
-// rendezvous server (before init's last allgather, so every card is there
+// rendezvous server (before init's last gather, so every card is there
 // once init returns) and a peer's card looked up there on the first
 // operation to that peer (NOTE [ucx cards]); wait loops progress it, and the
 // copy engine reaches other hosts through it (NOTE [remote copies]).

@@ -136,8 +136,6 @@ class Runtime {
   char* coll_scratch(int slot) const { return heap_.base() + coll_scratch_offset_ + slot * cfg_.coll_scratch; }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
-  /// Every PE's host key (NOTE [host key] in runtime.cpp): equal keys share memory.
-  const std::vector<std::string>& hosts() const { return hosts_; }
   /// World PE `pe` is on this host (its memory is mapped here); some PE is not.
   bool local(int pe) const { return local_[pe]; }
   bool spans_hosts() const { return spans_hosts_; }
@@ -203,7 +201,6 @@ class Runtime {
   std::uint64_t alloc_seq_ = 0;
   std::mutex slot_mutex_;
   std::uint64_t used_slots_ = 0;
-  std::vector<std::string> hosts_;
   std::vector<char> local_;
   bool spans_hosts_ = false;
   bool oversubscribed_ = false;

@@ -8,6 +8,7 @@
  *                      differs from PE 0's in WHAT: root, nelems, op, type,
  *                      routine, active-set-nelems
  *   settings -         PE 1 sets TILECOMM_COLL_REDUCE=rsag before shmem_init
+ *   transports -       PE 1 lists ucx in TILECOMM_TRANSPORTS, PE 0 does not
  *
  * Every PE first prints "helper: PE <k> pid <pid>", as fail_pe.c does; a
  * line containing "UNEXPECTED" means a call returned that must not have. */
@@ -100,6 +101,11 @@ int main(int argc, char **argv) {
     if (rank && atoi(rank) == 1) setenv("TILECOMM_COLL_REDUCE", "rsag", 1);
     shmem_init();
     unexpected("shmem_init returned although the PEs' collective settings differ");
+  }
+  if (!strcmp(argv[1], "transports")) {
+    if (rank && atoi(rank) == 1) setenv("TILECOMM_TRANSPORTS", "ucx,mte", 1), setenv("UCX_TLS", "tcp", 1);
+    shmem_init();
+    unexpected("shmem_init returned although one PE of a one-host job lists ucx and the other does not");
   }
   fprintf(stderr, "helper: unknown scenario '%s'\n", argv[1]);
   return 2;

@@ -88,6 +88,18 @@ INSTANTIATE_TEST_SUITE_P(
       return s;
     });
 
+// On one host UCX runs on every PE or on none: shmem_init names both PEs'
+// choices.
+TEST_F(CollSettings, UcxListedOnOnePeStopsShmemInit) {
+  Result r = job(2, {"transports", "-"}, survivors_leave_by_themselves());
+  ASSERT_ENDED(r);
+  EXPECT_EQ(r.exit_code(), 1) << r;
+  EXPECT_THAT(lines_with(r.err, {"shmem_init", "listing ucx in TILECOMM_TRANSPORTS", "auto/auto/auto no-ucx",
+                                 "auto/auto/auto ucx", "must be the same on every PE"}),
+              Not(IsEmpty())) << r;
+  EXPECT_NO_UNEXPECTED(r);
+}
+
 // PE 1 forces another reduction algorithm than PE 0: shmem_init stops the
 // job naming both settings, before any collective can hang on it.
 TEST_F(CollSettings, DifferentSettingsStopShmemInit) {

@@ -2,10 +2,12 @@
 // of bytes from the server. They go through a socket into recv_msg, the
 // client's reader, and every message through decode_server_msg.
 //
-// Input: two bytes, the allgather result length the client expects
-// (little endian), then the server's bytes. Invariants: recv_msg and the
-// server's FrameReader split the stream into the same messages, and a
-// message that decodes as valid has the length its type requires.
+// Input: two bytes, the blob size of the allgather the client made (low 15
+// bits, little endian) and whether it asked for a list (bit 15), one byte,
+// the job size (0 counts as 1), then the server's bytes. Invariants:
+// recv_msg and the server's FrameReader split the stream into the same
+// messages, and a message that decodes as valid has the length its type
+// requires.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,12 +24,13 @@ using namespace tilecomm::bootstrap;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static bool once = (fuzz::silence_logs(), true);
   (void)once;
-  if (size < 2) return 0;
-  std::size_t gather_len = data[0] | data[1] << 8;
-  const char* bytes = reinterpret_cast<const char*>(data + 2);
+  if (size < 3) return 0;
+  const unsigned shape_bits = data[0] | data[1] << 8;
+  const GatherShape shape{shape_bits & 0x7fff, (shape_bits & 0x8000) != 0, data[2] ? data[2] : 1};
+  const char* bytes = reinterpret_cast<const char*>(data + 3);
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 0;
-  ssize_t sent = send(sv[0], bytes, size - 2, MSG_DONTWAIT | MSG_NOSIGNAL);
+  ssize_t sent = send(sv[0], bytes, size - 3, MSG_DONTWAIT | MSG_NOSIGNAL);
   ::close(sv[0]);  // the server is gone after these bytes: recv_msg sees EOF, never waits
   FrameReader reader;
   if (sent > 0) reader.append(bytes, static_cast<std::size_t>(sent));
@@ -36,10 +39,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   while (recv_msg(sv[1], h, body, 0) == 1) {
     FUZZ_CHECK(reader.next(fh, fbody, kMaxPayload) == 1 && fh.type == h.type && fbody == body,
                "recv_msg read a message of type %u, %zu bytes that FrameReader does not", h.type, body.size());
-    ServerMsg m = decode_server_msg(h, body, gather_len);
+    ServerMsg m = decode_server_msg(h, body, shape);
     switch (m.kind) {
       case ServerMsg::Welcome: FUZZ_CHECK(body.empty(), "Welcome with %zu bytes", body.size()); break;
-      case ServerMsg::AllgatherResult: FUZZ_CHECK(body.size() == gather_len, "result of %zu bytes", body.size()); break;
+      case ServerMsg::AllgatherResult: {
+        const std::size_t members = static_cast<std::size_t>(m.group.members);
+        FUZZ_CHECK(m.group.members >= 1 && m.group.members <= shape.size &&
+                       body.size() == 8 + (shape.list ? members * (4 + shape.blob) : 0) &&
+                       m.pes.size() == (shape.list ? members : 0) && m.text.size() == (shape.list ? members * shape.blob : 0),
+                   "a result of %zu bytes for %d PEs", body.size(), m.group.members);
+        for (std::size_t k = 1; k < m.pes.size(); ++k) FUZZ_CHECK(m.pes[k - 1] < m.pes[k], "PEs not ascending");
+        break;
+      }
       case ServerMsg::GlobalExit: FUZZ_CHECK(body.size() == 8, "GlobalExit of %zu bytes", body.size()); break;
       case ServerMsg::LookupResult:
         FUZZ_CHECK(body.size() >= 4 && m.text.size() == body.size() - 4, "a card of %zu bytes in %zu", m.text.size(),

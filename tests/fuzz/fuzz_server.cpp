@@ -10,8 +10,8 @@
 //   7               the launcher aborts the job
 // The cookie is kCookie below, so seeds can hold valid Hellos
 // (tests/fuzz/make_corpus.py). Invariants: everything the server sends
-// decodes as a valid message for a PE, an allgather result holds one blob
-// per PE, at most one loss is reported per PE, and the count of connections
+// decodes as a valid message for a PE, an allgather result holds its
+// group's PEs and one blob each (or only the group's size), at most one loss is reported per PE, and the count of connections
 // waiting for a Hello stays within 0..max_pending.
 #include <cstdint>
 #include <cstring>
@@ -37,10 +37,22 @@ void check_output(Job::Output& out, int job_size) {
   std::vector<char> body;
   int r;
   while ((r = reader.next(h, body, kMaxPayload)) == 1) {
-    ServerMsg m = decode_server_msg(h, body, body.size());
+    // An allgather result: a group of 1 to job_size PEs, then nothing or
+    // each member's PE number and a blob of one size (NOTE [keyed gathers]).
+    GatherShape shape{0, false, job_size};
+    GatherResultHead g{};
+    if (static_cast<Msg>(h.type) == Msg::AllgatherResult && body.size() >= sizeof g) {
+      memcpy(&g, body.data(), sizeof g);
+      const std::size_t rest = body.size() - sizeof g;
+      FUZZ_CHECK(g.members >= 1 && g.members <= job_size, "an allgather result for %d PEs in a job of %d", g.members,
+                 job_size);
+      shape.list = rest > 0;
+      FUZZ_CHECK(!shape.list || (rest % g.members == 0 && rest / g.members >= sizeof(std::int32_t)),
+                 "an allgather result of %zu bytes for %d PEs", body.size(), g.members);
+      if (shape.list) shape.blob = rest / g.members - sizeof(std::int32_t);
+    }
+    ServerMsg m = decode_server_msg(h, body, shape);
     FUZZ_CHECK(m.kind != ServerMsg::Invalid, "the server sent %s", m.text.c_str());
-    FUZZ_CHECK(static_cast<Msg>(h.type) != Msg::AllgatherResult || (job_size > 0 && body.size() % job_size == 0),
-               "an allgather result of %zu bytes in a job of %d PEs", body.size(), job_size);
   }
   FUZZ_CHECK(r == 0 && reader.buffered() == 0, "the server sent %zu bytes of a partial message", reader.buffered());
 }

@@ -20,6 +20,17 @@ def hello(rank, size, cookie=COOKIE, pid=100):
     return msg(HELLO, cookie + struct.pack("<iii", rank, size, pid + rank) + b"host".ljust(64, b"\0"))
 
 
+def gather(key=b"", blob=b"", listed=1):
+    """An Allgather body (NOTE [keyed gathers])."""
+    return struct.pack("<II", len(key), listed) + key + blob
+
+
+def group(pes, first_other=-1, blobs=b"", listed=True):
+    """An AllgatherResult body: the group's size and first PE outside it, then its PEs and blobs."""
+    out = struct.pack("<ii", len(pes), first_other)
+    return out + (struct.pack("<%di" % len(pes), *pes) + blobs if listed else b"")
+
+
 def rec(op, data=b""):
     """A fuzz_server record: op, then data (at most 255 bytes per record)."""
     out = b""
@@ -31,14 +42,23 @@ def rec(op, data=b""):
 
 
 def server_seeds():
-    blob = struct.pack("<i", 7)
+    blob = gather(b"", struct.pack("<i", 7))
     two = rec(0, hello(0, 2)) + rec(1, hello(1, 2))
+    three = rec(0, hello(0, 3)) + rec(1, hello(1, 3)) + rec(2, hello(2, 3))
     return {
         "job2_allgather_finalize": bytes([2]) + two + rec(0, msg(ALLGATHER, blob)) + rec(1, msg(ALLGATHER, blob))
         + rec(0, msg(FINALIZE)) + rec(1, msg(FINALIZE)),
         "job2_pe_closes": bytes([2]) + two + rec(4, b"") + rec(1, msg(ALLGATHER, blob)),
         "job2_two_allgathers": bytes([2]) + two + rec(0, msg(ALLGATHER, blob) + msg(ALLGATHER, blob))
         + rec(1, msg(ALLGATHER, blob)) + rec(2, hello(0, 2)),
+        "job3_keyed_groups": bytes([3]) + three + rec(0, msg(ALLGATHER, gather(b"host a", b"0000")))
+        + rec(1, msg(ALLGATHER, gather(b"host b", b"1111"))) + rec(2, msg(ALLGATHER, gather(b"host a", b"2222"))),
+        "job3_agreement": bytes([3]) + three + rec(0, msg(ALLGATHER, gather(b"same", listed=0)))
+        + rec(1, msg(ALLGATHER, gather(b"other", listed=0))) + rec(2, msg(ALLGATHER, gather(b"same", listed=0))),
+        "job2_list_disagrees": bytes([2]) + two + rec(0, msg(ALLGATHER, gather(listed=1)))
+        + rec(1, msg(ALLGATHER, gather(listed=0))),
+        "job2_key_too_long": bytes([2]) + two + rec(0, msg(ALLGATHER, gather(b"k" * 257))),
+        "job2_key_past_the_end": bytes([2]) + two + rec(0, msg(ALLGATHER, struct.pack("<II", 9, 1) + b"abc")),
         "job2_publish_lookup": bytes([2]) + two + rec(0, msg(PUBLISH, b"card-of-pe-0"))
         + rec(1, msg(LOOKUP, struct.pack("<i", 0)) + msg(LOOKUP, struct.pack("<i", 1))),
         "job2_lookup_out_of_range": bytes([2]) + two + rec(1, msg(LOOKUP, struct.pack("<i", 2))),
@@ -58,24 +78,30 @@ def server_seeds():
 
 
 def client_seeds():
-    def le16(n):
-        return struct.pack("<H", n)
+    def shape(blob, listed, size):
+        """The gather the client made: blob size, list flag, job size."""
+        return struct.pack("<HB", blob | (0x8000 if listed else 0), size)
 
+    none = shape(0, False, 1)
     return {
-        "welcome": le16(0) + msg(WELCOME),
-        "reject": le16(0) + msg(REJECT, b"PE 0 joined twice (pids 1 and 2)"),
-        "result": le16(8) + msg(RESULT, bytes(range(8))),
-        "result_wrong_length": le16(8) + msg(RESULT, bytes(3)),
-        "abort": le16(0) + msg(ABORT, b"PE 1 (pid 5 on h) left the job without shmem_finalize"),
-        "global_exit": le16(0) + msg(GLOBAL_EXIT, struct.pack("<ii", 7, 1)),
-        "global_exit_short": le16(0) + msg(GLOBAL_EXIT, struct.pack("<i", 7)),
-        "lookup_result": le16(0) + msg(LOOKUP_RESULT, struct.pack("<i", 3) + b"card"),
-        "lookup_result_short": le16(0) + msg(LOOKUP_RESULT, b"ab"),
-        "unknown_type": le16(0) + msg(99, b"x"),
-        "huge_header": le16(0) + struct.pack("<II", RESULT, 0xFFFFFFFF),
-        "truncated": le16(4) + msg(RESULT, bytes(4))[:9],
-        "abort_with_nul": le16(0) + msg(ABORT, b"a\0b"),
-        "welcome_then_result": le16(4) + msg(WELCOME) + msg(RESULT, bytes(4)),
+        "welcome": none + msg(WELCOME),
+        "reject": none + msg(REJECT, b"PE 0 joined twice (pids 1 and 2)"),
+        "result": shape(4, True, 2) + msg(RESULT, group([0, 1], -1, bytes(range(8)))),
+        "result_of_a_group": shape(2, True, 4) + msg(RESULT, group([1, 3], 0, b"abcd")),
+        "result_unlisted": shape(0, False, 3) + msg(RESULT, group([0, 2], 1, listed=False)),
+        "result_pes_not_ascending": shape(4, True, 2) + msg(RESULT, group([1, 0], -1, bytes(8))),
+        "result_group_too_large": shape(0, False, 2) + msg(RESULT, group([0, 1, 2], -1, listed=False)),
+        "result_wrong_length": shape(8, True, 1) + msg(RESULT, bytes(3)),
+        "abort": none + msg(ABORT, b"PE 1 (pid 5 on h) left the job without shmem_finalize"),
+        "global_exit": none + msg(GLOBAL_EXIT, struct.pack("<ii", 7, 1)),
+        "global_exit_short": none + msg(GLOBAL_EXIT, struct.pack("<i", 7)),
+        "lookup_result": none + msg(LOOKUP_RESULT, struct.pack("<i", 3) + b"card"),
+        "lookup_result_short": none + msg(LOOKUP_RESULT, b"ab"),
+        "unknown_type": none + msg(99, b"x"),
+        "huge_header": none + struct.pack("<II", RESULT, 0xFFFFFFFF),
+        "truncated": shape(4, True, 1) + msg(RESULT, group([0], -1, bytes(4)))[:13],
+        "abort_with_nul": none + msg(ABORT, b"a\0b"),
+        "welcome_then_result": shape(4, True, 1) + msg(WELCOME) + msg(RESULT, group([0], -1, bytes(4))),
     }
 
 

@@ -47,6 +47,11 @@ struct FakePe {
     fd = -1;
   }
   void send(Msg type, const void* p = nullptr, std::size_t n = 0) { ASSERT_TRUE(bs::send_msg(fd, type, p, n)); }
+  /// An Allgather under `key` (NOTE [keyed gathers]).
+  void gather(std::string_view key, const void* p = nullptr, std::size_t n = 0, bool list = true) {
+    const std::string body = bs::gather_body(key, list, p, n);
+    send(Msg::Allgather, body.data(), body.size());
+  }
   void hello(const bs::Rendezvous& r, int rank, int size) {
     bs::HelloBody h{};
     memcpy(h.cookie, r.cookie, bs::kCookieBytes);
@@ -79,15 +84,25 @@ bs::Server make_server(int size, int max_pending = 64, double hello_timeout_s = 
   return bs::Server(htonl(INADDR_LOOPBACK), opt);
 }
 
-// Both PEs contribute one int; both must get {0, 1}.
+// The body of the AllgatherResult a group of `pes` gets: its size, the
+// smallest PE outside it, and when listed its PEs and their `blobs`.
+std::string group_result(const std::vector<std::int32_t>& pes, std::int32_t first_other, const std::string& blobs,
+                         bool list = true) {
+  const bs::GatherResultHead head{static_cast<std::int32_t>(pes.size()), first_other};
+  std::string s(reinterpret_cast<const char*>(&head), sizeof head);
+  if (list) s += std::string(reinterpret_cast<const char*>(pes.data()), pes.size() * sizeof(std::int32_t)) + blobs;
+  return s;
+}
+
+// Both PEs contribute one int under one key; both must get PEs {0, 1} and {0, 1}.
 void expect_allgather_works(FakePe& a, FakePe& b) {
   int blob[2] = {0, 1};
-  a.send(Msg::Allgather, &blob[0], sizeof(int));
-  b.send(Msg::Allgather, &blob[1], sizeof(int));
+  a.gather("", &blob[0], sizeof(int));
+  b.gather("", &blob[1], sizeof(int));
   for (FakePe* p : {&a, &b}) {
     auto [type, body] = p->next();
     ASSERT_EQ(type, "AllgatherResult");
-    ASSERT_EQ(body, std::string(reinterpret_cast<char*>(blob), sizeof blob));
+    ASSERT_EQ(body, group_result({0, 1}, -1, std::string(reinterpret_cast<char*>(blob), sizeof blob)));
   }
 }
 
@@ -123,8 +138,8 @@ class TwoPeJob : public ::testing::Test {
 
 TEST_F(TwoPeJob, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
   int blob = 7;
-  pe0.send(Msg::Allgather, &blob, sizeof blob);
-  pe0.send(Msg::Allgather, &blob, sizeof blob);  // two in one round: pe0 is dropped
+  pe0.gather("", &blob, sizeof blob);
+  pe0.gather("", &blob, sizeof blob);  // two in one round: pe0 is dropped
   EXPECT_EQ(pe0.next().first, "EOF");
   auto [type, text] = pe1.next();
   EXPECT_EQ(type, "Abort");
@@ -132,7 +147,7 @@ TEST_F(TwoPeJob, PeBreakingTheProtocolIsForgottenAndAbortsTheJob) {
             std::string::npos) << text;
   // The dropped PE's slot holds nothing: completing the round and a second
   // Hello as PE 0 must not touch the dropped connection.
-  pe1.send(Msg::Allgather, &blob, sizeof blob);
+  pe1.gather("", &blob, sizeof blob);
   FakePe again(r);
   again.hello(r, 0, 2);
   auto [again_type, again_text] = again.next();
@@ -180,13 +195,59 @@ TEST_F(TwoPeJob, AllgatherBlobIsBoundedBeforeItIsRead) {
   auto [type, text] = pe1.next();
   EXPECT_EQ(type, "Abort");
   EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it sent a Allgather message of 41943040 "
-                      "bytes, more than the 33554432 bytes a job of 2 PEs allows"), std::string::npos) << text;
+                      "bytes, more than the 33554688 bytes a job of 2 PEs allows"), std::string::npos) << text;
 }
 
 TEST_F(TwoPeJob, EmptyAllgatherBlobs) {
-  pe0.send(Msg::Allgather);
-  pe1.send(Msg::Allgather);
-  for (FakePe* p : {&pe0, &pe1}) EXPECT_EQ(p->next(), std::make_pair(std::string("AllgatherResult"), std::string()));
+  pe0.gather("");
+  pe1.gather("");
+  for (FakePe* p : {&pe0, &pe1})
+    EXPECT_EQ(p->next(), std::make_pair(std::string("AllgatherResult"), group_result({0, 1}, -1, "")));
+}
+
+// NOTE [keyed gathers]: PEs that give one key form a group and learn only
+// their group; without a list, only its size and the first PE outside it.
+TEST(BootstrapServer, GathersGroupPesByKey) {
+  bs::Server server = make_server(4);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe[4] = {FakePe(r), FakePe(r), FakePe(r), FakePe(r)};
+  for (int i = 0; i < 4; ++i) pe[i].join(r, i, 4);
+  const char* keys[4] = {"host b", "host a", "host b", "host b"};
+  for (int i = 0; i < 4; ++i) {
+    const std::int32_t blob = 10 + i;
+    pe[i].gather(keys[i], &blob, sizeof blob);
+  }
+  auto blobs = [](std::vector<std::int32_t> v) { return std::string(reinterpret_cast<char*>(v.data()), v.size() * 4); };
+  const std::string b = group_result({0, 2, 3}, 1, blobs({10, 12, 13})), a = group_result({1}, 0, blobs({11}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(pe[i].next(), std::make_pair(std::string("AllgatherResult"), i == 1 ? a : b)) << "PE " << i;
+  // Agreement without a list: PE 3 differs.
+  for (int i = 0; i < 4; ++i) pe[i].gather(i == 3 ? "other" : "same", nullptr, 0, false);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(pe[i].next(), std::make_pair(std::string("AllgatherResult"),
+                                           i == 3 ? group_result({3}, 0, "", false) : group_result({0, 1, 2}, 3, "", false)))
+        << "PE " << i;
+}
+
+TEST_F(TwoPeJob, GatherWithAKeyLongerThanTheBoundIsDropped) {
+  const std::string key(bs::kMaxGatherKey + 1, 'k');
+  pe0.gather(key);
+  EXPECT_EQ(pe0.next().first, "EOF");
+  auto [type, text] = pe1.next();
+  EXPECT_EQ(type, "Abort");
+  EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it sent an Allgather of 265 bytes that "
+                      "does not start with a key of at most 256 bytes"), std::string::npos) << text;
+}
+
+TEST_F(TwoPeJob, GathersThatDisagreeOnTheListAbortTheJob) {
+  pe0.gather("", nullptr, 0, true);
+  pe1.gather("", nullptr, 0, false);
+  for (FakePe* p : {&pe0, &pe1}) {
+    auto [type, text] = p->next();
+    EXPECT_EQ(type, "Abort");
+    EXPECT_NE(text.find("PEs disagree in a bootstrap allgather: PE 1 (pid 1001 on fake) sent 0 bytes without a list, "
+                        "the PEs before it 0 bytes asking for one"), std::string::npos) << text;
+  }
 }
 
 TEST_F(TwoPeJob, RepeatedFinalizeCountsOnce) {
@@ -207,11 +268,11 @@ TEST(BootstrapServer, StalledPeDoesNotBlockTheOthers) {
   pe1.join(r, 1, 2);
   // A 16 MiB result: far more than the stalled PE's socket buffers take.
   std::vector<char> blob(8u << 20, 'x');
-  stalled.send(Msg::Allgather, blob.data(), blob.size());
-  pe1.send(Msg::Allgather, blob.data(), blob.size());
+  stalled.gather("", blob.data(), blob.size());
+  pe1.gather("", blob.data(), blob.size());
   auto [type, body] = pe1.next();
   EXPECT_EQ(type, "AllgatherResult");
-  EXPECT_EQ(body.size(), 2 * blob.size());
+  EXPECT_EQ(body, group_result({0, 1}, -1, std::string(blob.begin(), blob.end()) + std::string(blob.begin(), blob.end())));
 }
 
 // At most max_pending connections wait for their Hello; the PEs that come
@@ -306,11 +367,13 @@ TEST(BootstrapJob, AllgatherResultIsQueuedOnceForAllPes) {
   }
   for (int pe = 0; pe < 3; ++pe) {
     std::int32_t blob = 100 + pe;
-    std::string m = bs::encode(Msg::Allgather, &blob, sizeof blob);
+    const std::string body = bs::gather_body("", true, &blob, sizeof blob);
+    std::string m = bs::encode(Msg::Allgather, body.data(), body.size());
     job.receive(pe, m.data(), m.size());
   }
   const std::int32_t all[3] = {100, 101, 102};
-  const std::string expected = bs::encode(Msg::AllgatherResult, all, sizeof all);
+  const std::string result = group_result({0, 1, 2}, -1, std::string(reinterpret_cast<const char*>(all), sizeof all));
+  const std::string expected = bs::encode(Msg::AllgatherResult, result.data(), result.size());
   for (int pe = 0; pe < 3; ++pe) {
     ASSERT_EQ(job.output(pe)->queue.size(), 1u) << "PE " << pe;
     EXPECT_EQ(*job.output(pe)->queue.front(), expected) << "PE " << pe;
