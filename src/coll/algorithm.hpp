@@ -32,17 +32,21 @@
 // broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
 //
 // NOTE [pushed words] Between hosts a wait for a peer's word is a network
-// round trip per poll, and a pull then needs another to fetch the bytes. The
-// push algorithms (push.cpp, teams of up to kPushMembers members whose data
-// fit a slot) have each sender put its data into the receivers' scratch slots
-// of the call (a region per sender) and then raise its own word there,
-// pushed[sender], with the data ordered before the word (put_signal): a
-// receiver waits on its own memory only, one one-way trip. The word holds
-// the sender's last push call: the sender adds (this tag - its previous push
-// tag, tilecomm_team::coll.pushed), so it only grows, never needs a reset and
-// a push of call e+1 landing early says nothing false about call e's. A
-// sender writes into a receiver's slot under the slot rule above (claim_scratch),
-// which covers readers of earlier pull calls of the same slot too.
+// round trip per poll, and a pull then needs another to fetch the bytes.
+// The push and put algorithms (push.cpp; teams of up to kPushMembers
+// members) have the receivers wait on their own memory instead: member k
+// raises its word pushed[k] on a receiver after the data it sends there,
+// ordered before the word (put_signal). Push sends the data into the
+// receivers' scratch slots of the call (a region per sender, for data that
+// fit), put straight into their destinations, which must first be free:
+// each receiver raises its word on each sender when it enters the call
+// ("ready"). Call e brings the words to 2e - 1 (ready) and 2e (data): a
+// sender adds the difference to the value it last brought that word to
+// (tilecomm_team::coll.pushed, per receiver), so a word only grows, is
+// never reset, and a word of a later call landing early says nothing
+// false about this one (every sender orders its adds to one receiver). A
+// push into a slot follows the slot rule above (claim_scratch), which
+// covers readers of earlier pull calls of the same slot too.
 //
 // NOTE [transport verbs] An algorithm never touches a peer's memory itself:
 // it reads peers' bytes with get() and view() and peers' words with load(),
@@ -167,29 +171,24 @@ class Group {
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch();
 
-  // ---- pushes into peers' scratch slots (NOTE [pushed words]) ----
-  /// Puts the n bytes at my local `src` at `offset` of `member`'s scratch
-  /// slot of this call, then raises my pushed word on `member` (team mode).
-  void push(int member, std::size_t offset, const void* src, std::size_t n);
-  /// Waits until `member` has pushed its data of this call to me.
-  void wait_push(int member) const;
-  /// Calls fn(member) for each peer once its push has landed, in the order
-  /// they land; then every member has entered the call.
+  // ---- pushes and puts to peers (NOTE [pushed words]; team mode) ----
+  /// Tells `member` that my dest is free for this call's puts.
+  void ready(int member);
+  /// Puts the n bytes at my local `src` to `member`'s copy of my symmetric
+  /// address `dst` (a scratch slot, or a dest that member said is ready),
+  /// then raises my pushed word on `member` to say they are there.
+  void push(int member, void* dst, const void* src, std::size_t n);
+  /// Waits until `member` said its dest is ready / pushed its data to me.
+  void wait_ready(int member) const { wait_pushed(member, 2 * tag_ - 1, "its dest ready for this PE's put"); }
+  void wait_push(int member) const { wait_pushed(member, 2 * tag_, "the data it pushes to this PE"); }
+  /// Calls fn(member) for each peer once it said ready / its push landed,
+  /// in the order that happens.
+  template <class Fn>
+  void each_ready(Fn&& fn) { each_pushed(2 * tag_ - 1, fn); }
   template <class Fn>
   void each_push(Fn&& fn) {
-    std::vector<int>& pending = pending_;
-    pending.clear();
-    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
-    while (!pending.empty()) {
-      std::size_t kept = 0;
-      for (int k : pending) {
-        if (pushed(k).load(std::memory_order_acquire) >= tag_) fn(k);
-        else pending[kept++] = k;
-      }
-      if (kept == pending.size()) wait_push(pending.front());
-      else pending.resize(kept);
-    }
-    all_arrived();
+    each_pushed(2 * tag_, fn);
+    all_arrived();  // every member pushed: every member entered this call
   }
 
   /// Active sets: clears my words (nobody reads them any more).
@@ -203,6 +202,25 @@ class Group {
   bool one_host() const;
   /// Member k's pushed word in my control block (NOTE [pushed words]).
   std::atomic<std::uint64_t>& pushed(int k) const;
+  /// Adds to my pushed word on `member` to bring it to `value`, after the n
+  /// bytes at `src` went to `member`'s copy of my symmetric `dst` (if n).
+  void raise_pushed(int member, std::uint64_t value, void* dst, const void* src, std::size_t n);
+  void wait_pushed(int member, std::uint64_t value, const char* what) const;
+  template <class Fn>
+  void each_pushed(std::uint64_t value, Fn&& fn) {
+    std::vector<int>& pending = pending_;
+    pending.clear();
+    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
+    while (!pending.empty()) {
+      std::size_t kept = 0;
+      for (int k : pending) {
+        if (pushed(k).load(std::memory_order_acquire) >= value) fn(k);
+        else pending[kept++] = k;
+      }
+      if (kept == pending.size()) wait_pushed(pending.front(), value, "its push");
+      else pending.resize(kept);
+    }
+  }
   template <class T>
   T* mapped(T* local, int member) const {
     if (const Region* r = args.region) {
@@ -220,7 +238,6 @@ class Group {
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
   std::size_t scratch_slot_ = 0;
-  std::uint64_t pushed_before_ = 0;  // my previous push call (tilecomm_team::coll.pushed)
   std::vector<char> staging_[2];
   static thread_local std::vector<int> pending_;
 };
@@ -230,6 +247,7 @@ enum class Staging : std::uint8_t {
   Source,   // read straight from the owners' buffers
   Scratch,  // copied into the owner's scratch slot, read from there
   Push,     // put into each reader's scratch slot (automatic only across hosts)
+  Put,      // put into each reader's dest once it is ready (automatic only across hosts)
 };
 
 /// One algorithm: what it serves, and its code.
@@ -271,6 +289,9 @@ void push_broadcast(Group& g);      // push.cpp: into the readers' scratch slots
 void push_fcollect(Group& g);
 void push_alltoall(Group& g);
 void push_reduce(Group& g);
+void put_broadcast(Group& g);       // push.cpp: into the readers' dests
+void put_gather(Group& g);          // fcollect
+void put_alltoall(Group& g);
 
 /// Bytes a scratch slot needs for this call with `staging`, or SIZE_MAX
 /// when the call cannot pass that way (a collect decides per member).

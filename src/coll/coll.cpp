@@ -47,19 +47,27 @@ constexpr std::size_t kAny = SIZE_MAX;
 // readers (a judgement: at 8 PEs on 2 CPUs tree and pull measure the same).
 // The push rows come first and serve automatically only a team that spans
 // hosts (NOTE [pushed words]), of up to kPushMembers members, whose data
-// fit a slot with a region per sender; forced, they serve one host too.
-constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush = Staging::Push;
+// fit a slot with a region per sender; the put rows then serve such a
+// team's larger calls. Forced, both serve one host too.
+constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush = Staging::Push, kPut = Staging::Put;
+
+// Push and put rows: automatic only for teams that span hosts, and for teams
+// of up to kPushMembers (their words, NOTE [pushed words]).
+bool pushes(const Algorithm& al) { return al.staging == kPush || al.staging == kPut; }
 constexpr Algorithm kTable[] = {
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
+    {"put", Kind::Broadcast, kAny, 2, kPushMembers, kPut, true, true, put_broadcast},
     {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
     {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
     {"mixed", Kind::Collect, kAny, 2, 0, kScratch, true, false, mixed_collect},
     {"pull", Kind::Collect, kAny, 2, 0, kSource, true, false, pull_gather},
     {"push", Kind::Fcollect, kAny, 2, kPushMembers, kPush, true, false, push_fcollect},
+    {"put", Kind::Fcollect, kAny, 2, kPushMembers, kPut, true, true, put_gather},
     {"scratch", Kind::Fcollect, 1024, 2, 0, kScratch, true, false, scratch_fcollect},
     {"pull", Kind::Fcollect, kAny, 2, 0, kSource, true, false, pull_gather},
     {"push", Kind::Alltoall, kAny, 2, kPushMembers, kPush, true, false, push_alltoall},
+    {"put", Kind::Alltoall, kAny, 2, kPushMembers, kPut, true, true, put_alltoall},
     {"scratch", Kind::Alltoall, 512, 2, 0, kScratch, true, false, scratch_alltoall},
     {"pull", Kind::Alltoall, kAny, 2, 0, kSource, true, false, pull_alltoall},
     {"pull", Kind::Alltoalls, kAny, 2, 0, kSource, true, false, pull_alltoall},
@@ -119,7 +127,7 @@ bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
   if (al.peer_dest && a.dest_private) return false;
   if (al.staging != kSource && (!g.team_mode() || scratch_need(a, g.size(), al.staging) > g.scratch_slot())) return false;
-  if (al.staging == kPush && g.size() > kPushMembers) return false;
+  if (pushes(al) && g.size() > kPushMembers) return false;
   return al.in_place || a.dest != a.source;
 }
 
@@ -134,7 +142,7 @@ const Algorithm& select(const Group& g) {
   const bool one_sync = g_runtime->oversubscribed() || g.spans_hosts();
   for (const Algorithm& al : kTable)
     if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
-        (al.staging != kPush || g.spans_hosts()) && g.size() >= al.min_pes &&
+        (!pushes(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g))
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
@@ -356,6 +364,7 @@ void execute(Group& g) {
 
 std::size_t scratch_need(const Args& a, int members, Staging staging) {
   const std::size_t bytes = a.count * a.elem;
+  if (staging == Staging::Put) return 0;
   if (staging == Staging::Push) {  // a region per sender (NOTE [pushed words])
     switch (a.kind) {
       case Kind::Broadcast: return bytes;
@@ -440,11 +449,13 @@ std::string selection_table() {
       if (al.staging == kPush)
         when = strprintf("teams of up to %d members whose data fit each receiver's scratch slot (%zu bytes%s), auto "
                          "only when the team spans hosts", kPushMembers, slot, k == Kind::Broadcast ? "" : ", a region per sender");
+      if (al.staging == kPut)
+        when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");
       if (al.min_pes > 2) when += strprintf(", auto from %d PEs", al.min_pes);
-      if (al.max_pes && al.staging != kPush) when += strprintf(", auto up to %d PEs", al.max_pes);
+      if (al.max_pes && !pushes(al)) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";
       s += strprintf("    %-8s %s%s\n", al.name, when.c_str(), reachable ? "" : " (only when forced)");
       if (al.staging == kSource && al.in_place && al.max_bytes == kAny && al.min_pes <= 2) reachable = false;

@@ -13,8 +13,7 @@ thread_local std::vector<int> Group::pending_;
 
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
-      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots),
-      pushed_before_(team.coll.pushed) {
+      me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
   spans_hosts_ = !one_host();
   direct_ = a.region || (g_runtime->config().coll_load_store && !spans_hosts_);
 }
@@ -117,31 +116,39 @@ void Group::claim_scratch() {
 
 std::atomic<std::uint64_t>& Group::pushed(int k) const { return g_runtime->control().coll[team_->slot].pushed[k]; }
 
-void Group::push(int member, std::size_t offset, const void* src, std::size_t n) {
-  char* dst = scratch() + offset;
+void Group::raise_pushed(int member, std::uint64_t value, void* dst, const void* src, std::size_t n) {
   std::atomic<std::uint64_t>& mine = pushed(me_);
-  const std::uint64_t delta = tag_ - pushed_before_;  // brings my word on `member` to tag_
-  team_->coll.pushed = tag_;
+  std::uint64_t& last = team_->coll.pushed[member];
+  const std::uint64_t delta = value - last;
+  last = value;
   if (direct_) {
-    std::memcpy(mapped(dst, member), src, n);
+    if (n) std::memcpy(mapped(dst, member), src, n);
     mapped(&mine, member)->fetch_add(delta, std::memory_order_release);
     return;
   }
   const int pe = world(member);
+  auto* word = reinterpret_cast<std::uint64_t*>(&mine);
   try {
-    g_runtime->transport(pe).put_signal(pe, dst, src, n, reinterpret_cast<std::uint64_t*>(&mine), delta, true);
+    if (n) g_runtime->transport(pe).put_signal(pe, dst, src, n, word, delta, true);
+    else g_runtime->atomics(pe).atomic(pe, AtomicOp::Notify, word, sizeof *word, delta, 0);
   } catch (const Error& e) {
     fatal_error(args.call, e);
   }
 }
 
-void Group::wait_push(int member) const {
+void Group::ready(int member) { raise_pushed(member, 2 * tag_ - 1, nullptr, nullptr, 0); }
+
+void Group::push(int member, void* dst, const void* src, std::size_t n) {
+  raise_pushed(member, 2 * tag_, dst, src, n);
+}
+
+void Group::wait_pushed(int member, std::uint64_t value, const char* what) const {
   std::atomic<std::uint64_t>& x = pushed(member);
-  WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= tag_; });
+  WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= value; });
   if (st != WaitStatus::Done)
     shmem::wait_failed(st, args.call, &x,
-                       strprintf("the data PE %d pushes into this PE's scratch slot (call %llu of its team)",
-                                 world(member), static_cast<unsigned long long>(tag_)),
+                       strprintf("%s from PE %d (call %llu of its team: word value %llu)", what, world(member),
+                                 static_cast<unsigned long long>(tag_), static_cast<unsigned long long>(value)),
                        std::to_string(x.load()));
 }
 

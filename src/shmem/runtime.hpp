@@ -39,7 +39,7 @@ struct alignas(64) Flag {
 struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
   alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
-  alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's last push into my scratch
+  alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's pushes to me (NOTE [pushed words])
 };
 
 /// The first bytes of every PE's heap segment: runtime state that peers
@@ -88,7 +88,7 @@ struct tilecomm_team {
     std::uint64_t done = 0;     // reads of my data that peers have reported, in total
     std::uint64_t checks = 0;   // checked-mode confirmations received as leader, in total
     std::uint64_t entered = 0;  // every member has entered this call
-    std::uint64_t pushed = 0;   // my last call that pushed to the members (NOTE [pushed words])
+    std::uint64_t pushed[tilecomm::shmem::kPushMembers] = {};  // my pushed word's value on each member (NOTE [pushed words])
   } coll;
   bool predefined = false;
 

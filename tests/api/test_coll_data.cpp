@@ -430,6 +430,43 @@ TEST(CollDataBig, ThreeMiBBlocks) {
   shmem_barrier_all();
 }
 
+// ---- dests are written only once their owner entered the call ----------------------------
+
+// More than the specification asks (NOTE [dest readiness]): no algorithm
+// writes a member's dest before that member entered the call, so a member
+// may still read the result of the last call while the others run ahead
+// into the next one on the same dest. PE 0 dawdles after the first of two
+// calls and checks that its dest still holds the first result; the others
+// go on at once. (The pause only gives a wrong algorithm the time to show
+// itself: a right one passes however the PEs are scheduled.)
+TEST(CollDataDest, NotWrittenBeforeItsOwnerEnters) {
+  using T = long;
+  const TeamCase world{"SHMEM_TEAM_WORLD", SHMEM_TEAM_WORLD, strided_members(0, 1, npes()), me()};
+  const int size = world.size();
+  for (std::size_t n : {std::size_t{1}, std::size_t{3000}, std::size_t{70001}}) {
+    Sym<T> src(n * size), dst(n * size + kPad);
+    if (!src.ok() || !dst.ok()) return;
+    auto twice = [&](const char* what, auto call, auto check) {
+      fill_sentinel(dst.get(), dst.size());
+      shmem_barrier_all();
+      for (int salt : {1, 2}) {
+        fill_data(src.get(), n * size, me(), salt);
+        ASSERT_EQ(call(), 0) << what << " of " << n;
+        if (salt == 1 && me() == 0) usleep(20000);
+        EXPECT_TRUE(check(salt)) << what << " of " << n << " elements, call " << salt
+                                 << (salt == 1 ? ": a peer wrote this dest before this PE entered the next call" : "");
+      }
+    };
+    twice("shmem_long_broadcast", [&] { return shmem_long_broadcast(SHMEM_TEAM_WORLD, dst.get(), src.get(), n, size - 1); },
+          [&](int salt) { return equal_to(dst.get(), n, [&](std::size_t i) { return datum<T>(size - 1, i, salt); }); });
+    twice("shmem_long_fcollect", [&] { return shmem_long_fcollect(SHMEM_TEAM_WORLD, dst.get(), src.get(), n); },
+          [&](int salt) { return collected(dst.get(), world, std::vector<std::size_t>(size, n), salt); });
+    twice("shmem_long_alltoall", [&] { return shmem_long_alltoall(SHMEM_TEAM_WORLD, dst.get(), src.get(), n); },
+          [&](int salt) { return exchanged(dst.get(), world, n, 1, 1, salt); });
+    shmem_barrier_all();
+  }
+}
+
 // ---- SHMEM_TEAM_INVALID --------------------------------------------------------------------
 
 TEST(CollDataInvalidTeam, EveryFormReturnsNonZero) {
