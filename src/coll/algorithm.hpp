@@ -132,18 +132,7 @@ class Group {
   /// scratch slots of older calls are free.
   template <class Fn>
   void each_arrival(Fn&& fn) {
-    std::vector<int>& pending = pending_;
-    pending.clear();
-    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
-    while (!pending.empty()) {
-      std::size_t kept = 0;
-      for (int k : pending) {
-        if (load(k, kArrive) >= tag_) fn(k);
-        else pending[kept++] = k;
-      }
-      if (kept == pending.size()) wait_arrival(pending.front());  // nobody new: wait for the first
-      else pending.resize(kept);
-    }
+    each_peer([&](int k) { return load(k, kArrive) >= tag_; }, [&](int k) { wait_arrival(k); }, fn);
     all_arrived();
   }
   void wait_all_arrived() { each_arrival([](int) {}); }
@@ -178,16 +167,17 @@ class Group {
   /// address `dst` (a scratch slot, or a dest that member said is ready),
   /// then raises my pushed word on `member` to say they are there.
   void push(int member, void* dst, const void* src, std::size_t n);
-  /// Waits until `member` said its dest is ready / pushed its data to me.
-  void wait_ready(int member) const { wait_pushed(member, 2 * tag_ - 1, "its dest ready for this PE's put"); }
+  /// Waits until `member` pushed its data to me.
   void wait_push(int member) const { wait_pushed(member, 2 * tag_, "the data it pushes to this PE"); }
   /// Calls fn(member) for each peer once it said ready / its push landed,
   /// in the order that happens.
   template <class Fn>
-  void each_ready(Fn&& fn) { each_pushed(2 * tag_ - 1, fn); }
+  void each_ready(Fn&& fn) {
+    each_pushed(2 * tag_ - 1, "its dest ready for this PE's put", fn);
+  }
   template <class Fn>
   void each_push(Fn&& fn) {
-    each_pushed(2 * tag_, fn);
+    each_pushed(2 * tag_, "the data it pushes to this PE", fn);
     all_arrived();  // every member pushed: every member entered this call
   }
 
@@ -207,17 +197,24 @@ class Group {
   void raise_pushed(int member, std::uint64_t value, void* dst, const void* src, std::size_t n);
   void wait_pushed(int member, std::uint64_t value, const char* what) const;
   template <class Fn>
-  void each_pushed(std::uint64_t value, Fn&& fn) {
+  void each_pushed(std::uint64_t value, const char* what, Fn&& fn) {
+    each_peer([&](int k) { return pushed(k).load(std::memory_order_acquire) >= value; },
+              [&](int k) { wait_pushed(k, value, what); }, fn);
+  }
+  /// Calls fn(k) for each peer k once done(k), scanning from the next member
+  /// on; when nobody new is done, wait(k) for the first still pending.
+  template <class Done, class Wait, class Fn>
+  void each_peer(Done&& done, Wait&& wait, Fn&& fn) {
     std::vector<int>& pending = pending_;
     pending.clear();
     for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
     while (!pending.empty()) {
       std::size_t kept = 0;
       for (int k : pending) {
-        if (pushed(k).load(std::memory_order_acquire) >= value) fn(k);
+        if (done(k)) fn(k);
         else pending[kept++] = k;
       }
-      if (kept == pending.size()) wait_pushed(pending.front(), value, "its push");
+      if (kept == pending.size()) wait(pending.front());
       else pending.resize(kept);
     }
   }
@@ -257,9 +254,9 @@ struct Algorithm {
   std::size_t max_bytes;  // automatic selection: calls of up to this many bytes per PE (SIZE_MAX: any)
   int min_pes;            // automatic selection: teams of at least this many members
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
-  Staging staging;        // where the bytes pass: teams only, and data that fit a slot, unless Source
+  Staging staging;        // where the bytes pass (all but Source: teams only)
   bool in_place;          // serves source == dest
-  bool peer_dest;         // peers read a member's dest (not for Args::dest_private)
+  bool peer_dest;         // peers read or write a member's dest (not for Args::dest_private)
   void (*run)(Group& g);
 };
 
