@@ -5,7 +5,7 @@
 // NOTE [ucx cards] At init this PE maps its symmetric segments with
 // ucp_mem_map once and writes a card: its worker address, then each
 // segment's base, size and packed remote key (about 240 bytes). The card is
-// published to the rendezvous server before init's last allgather, and
+// published to the rendezvous server before init's last gather, and
 // nothing else is done per peer at init. The first operation to a peer
 // looks its card up (one request to the server), makes the endpoint and
 // unpacks the keys into a per-peer slot that starts empty; the card is not
