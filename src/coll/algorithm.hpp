@@ -48,20 +48,35 @@
 // push into a slot follows the slot rule above (claim_scratch), which
 // covers readers of earlier pull calls of the same slot too.
 //
+// NOTE [host leaders] A team over several hosts may go host by host
+// (hier.cpp): the members of each host meet through shared memory at their
+// host's leader (its first member), and only the leaders talk across hosts,
+// so a host's data crosses the network once, not once per member. Each
+// member learns the team's hosts once, before the first collective of a
+// team that spans hosts (learn_hosts in coll.cpp: every member gives its
+// host's first member, one small fcollect). Leaders push to each other as
+// members do (NOTE [pushed words]), on a second set of words indexed by
+// host (led[h]: host h's leader's pushes to me), so teams of any size over
+// up to kLeaderHosts hosts may go this way; only leaders write and read
+// them, and a leader never changes in a team. A leader tells its host's
+// members that its dest holds the result by raising its progress word to
+// published() (the top of this call's rsag range: nothing else of this
+// call writes it), and waits for their done reports before it returns.
+//
 // NOTE [transport verbs] An algorithm never touches a peer's memory itself:
 // it reads peers' bytes with get() and view() and peers' words with load(),
 // add() and wait(), and writes only its own buffers and words. For a member
 // whose memory is mapped here the verbs are loads, stores and copies through
 // the mapping (the fast path); otherwise they are the transport's get and
 // atomics on the route the runtime gives that PE (Runtime::transport()),
-// which a member on another host will take the same way, without a change to
-// any algorithm. Today every member is on this host and one switch picks
-// the path for all (Group::direct_): TILECOMM_COLL_LOAD_STORE=0 takes the
+// as for a member on another host, without a change to any algorithm. The
+// choice is per member (Group::direct): the members of this host are
+// mapped, those of other hosts are not; TILECOMM_COLL_LOAD_STORE=0 takes the
 // transport path for every member, and the tests run every algorithm so,
-// with gets through the SDMA engine too; once jobs span hosts the choice
-// becomes per member. Data in a Region (a communicator's windows) always
-// take the mapping. How a call over several hosts is split into shared-memory
-// and transport steps: docs/ARCHITECTURE.md, "Collectives".
+// with gets through the SDMA engine too. Data in a Region (a communicator's
+// windows) always take the mapping. How a call over several hosts is split
+// into shared-memory and transport steps: NOTE [host leaders], and
+// docs/ARCHITECTURE.md, "Collectives".
 #pragma once
 
 #include <atomic>
@@ -121,10 +136,13 @@ class Group {
   void add(int member, std::atomic<std::uint64_t>& at, std::uint64_t v) const;
   /// Raises my arrive word to this call's tag (after my data is ready).
   void arrive() { word(kArrive).store(tag_, std::memory_order_release); }
-  /// Waits until `member`'s copy of my word `at` is at least `value`; `what`
-  /// says what the value means, for the message when the member fails.
-  void wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const;
-  void wait(int member, Word w, std::uint64_t value, const char* what) const { wait(member, word(w), value, what); }
+  /// Waits until `member`'s copy of my word `at` is at least `value`, and
+  /// returns the value seen; `what` says what the value means, for the
+  /// message when the member fails.
+  std::uint64_t wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const;
+  std::uint64_t wait(int member, Word w, std::uint64_t value, const char* what) const {
+    return wait(member, word(w), value, what);
+  }
   void wait_arrival(int member) const { wait(member, kArrive, tag_, "its arrival"); }
   /// Calls fn(member) for each peer once it has arrived, in the order they
   /// arrive (scanning from the next member on), so that a member that waits
@@ -168,17 +186,56 @@ class Group {
   /// then raises my pushed word on `member` to say they are there.
   void push(int member, void* dst, const void* src, std::size_t n);
   /// Waits until `member` pushed its data to me.
-  void wait_push(int member) const { wait_pushed(member, 2 * tag_, "the data it pushes to this PE"); }
+  void wait_push(int member) const { wait_pushed(member, false, 2 * tag_, "the data it pushes to this PE"); }
   /// Calls fn(member) for each peer once it said ready / its push landed,
   /// in the order that happens.
   template <class Fn>
   void each_ready(Fn&& fn) {
-    each_pushed(2 * tag_ - 1, "its dest ready for this PE's put", fn);
+    each_pushed(false, 2 * tag_ - 1, "its dest ready for this PE's put", fn);
   }
   template <class Fn>
   void each_push(Fn&& fn) {
-    each_pushed(2 * tag_, "the data it pushes to this PE", fn);
+    each_pushed(false, 2 * tag_, "the data it pushes to this PE", fn);
     all_arrived();  // every member pushed: every member entered this call
+  }
+
+  // ---- host by host (NOTE [host leaders]; team mode, after learn_hosts) ----
+  int hosts() const { return static_cast<int>(team_->coll.leaders.size()); }
+  int host(int member) const { return team_->coll.host[member]; }
+  int leader(int host) const { return team_->coll.leaders[host]; }
+  /// Members on the team's most populated host.
+  int widest() const { return team_->coll.widest; }
+  /// Members of host h, ascending (its leader first); of my host, kept for the call.
+  std::vector<int> members_of(int h) const;
+  const std::vector<int>& host_members();
+  /// As leader: tells the leader of `host` that my dest is free for its puts.
+  void leader_ready(int host) { raise_pushed(leader(host), true, 2 * tag_ - 1, nullptr, nullptr, 0); }
+  /// As leader: puts n bytes to the leader of `host` (at my symmetric `dst`)
+  /// and raises my led word there; send() first puts without the word.
+  void leader_push(int host, void* dst, const void* src, std::size_t n) {
+    raise_pushed(leader(host), true, 2 * tag_, dst, src, n);
+  }
+  void send(int member, void* dst, const void* src, std::size_t n);
+  void wait_leader_push(int host) const { wait_pushed(host, true, 2 * tag_, "the data its host's leader pushes to this PE"); }
+  template <class Fn>
+  void each_leader_ready(Fn&& fn) {
+    each_pushed(true, 2 * tag_ - 1, "its dest ready for this leader's put", fn);
+  }
+  template <class Fn>
+  void each_leader_push(Fn&& fn) {
+    each_pushed(true, 2 * tag_, "the data its host's leader pushes to this PE", fn);
+    all_arrived();  // every leader gathered its host first: every member entered this call
+  }
+  /// As leader: my dest holds my host's data for the other leaders
+  /// (gathered), or the result for my host's members (published).
+  void gathered() { word(kProgress).store(tag_ << kProgressShift | 1, std::memory_order_release); }
+  void wait_gathered(int host) { wait(leader(host), kProgress, tag_ << kProgressShift | 1, "its host's data"); }
+  void publish() { word(kProgress).store(published(), std::memory_order_release); }
+  /// Waits until `member` (my leader) published; `all_entered`: it did so
+  /// only after every member entered this call.
+  void wait_published(int member, bool all_entered) {
+    wait(member, kProgress, published(), "the result of its host");
+    if (all_entered) all_arrived();
   }
 
   /// Active sets: clears my words (nobody reads them any more).
@@ -188,26 +245,35 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
-  /// Every member is on this host (NOTE [host groups]).
-  bool one_host() const;
-  /// Member k's pushed word in my control block (NOTE [pushed words]).
-  std::atomic<std::uint64_t>& pushed(int k) const;
-  /// Adds to my pushed word on `member` to bring it to `value`, after the n
-  /// bytes at `src` went to `member`'s copy of my symmetric `dst` (if n).
-  void raise_pushed(int member, std::uint64_t value, void* dst, const void* src, std::size_t n);
-  void wait_pushed(int member, std::uint64_t value, const char* what) const;
+  /// The reads of member k are loads and copies through the mapping.
+  bool direct(int member) const { return direct_ || (local_direct_ && shmem::g_runtime->local(world(member))); }
+  /// The progress word's value that says a leader's result is in its dest.
+  std::uint64_t published() const { return ((tag_ + 1) << kProgressShift) - 1; }
+  /// Sender k's pushed word in my control block: member k's, or with
+  /// `led` host k's leader's (NOTE [pushed words], NOTE [host leaders]).
+  std::atomic<std::uint64_t>& pushed(int k, bool led = false) const;
+  /// Adds to my pushed (led: my host's led) word on `member` to bring it to
+  /// `value`, after the n bytes at `src` went to `member`'s copy of my
+  /// symmetric `dst` (if n).
+  void raise_pushed(int member, bool led, std::uint64_t value, void* dst, const void* src, std::size_t n);
+  void wait_pushed(int k, bool led, std::uint64_t value, const char* what) const;
   template <class Fn>
-  void each_pushed(std::uint64_t value, const char* what, Fn&& fn) {
-    each_peer([&](int k) { return pushed(k).load(std::memory_order_acquire) >= value; },
-              [&](int k) { wait_pushed(k, value, what); }, fn);
+  void each_pushed(bool led, std::uint64_t value, const char* what, Fn&& fn) {
+    each_of(led ? hosts() : size_, led ? host(me_) : me_,
+            [&](int k) { return pushed(k, led).load(std::memory_order_acquire) >= value; },
+            [&](int k) { wait_pushed(k, led, value, what); }, fn);
   }
-  /// Calls fn(k) for each peer k once done(k), scanning from the next member
-  /// on; when nobody new is done, wait(k) for the first still pending.
   template <class Done, class Wait, class Fn>
   void each_peer(Done&& done, Wait&& wait, Fn&& fn) {
+    each_of(size_, me_, done, wait, fn);
+  }
+  /// Calls fn(k) for each k of 0..n-1 but `me` once done(k), scanning from
+  /// me + 1 on; when nobody new is done, wait(k) for the first still pending.
+  template <class Done, class Wait, class Fn>
+  void each_of(int n, int me, Done&& done, Wait&& wait, Fn&& fn) {
     std::vector<int>& pending = pending_;
     pending.clear();
-    for (int i = 1; i < size_; ++i) pending.push_back((me_ + i) % size_);
+    for (int i = 1; i < n; ++i) pending.push_back((me + i) % n);
     while (!pending.empty()) {
       std::size_t kept = 0;
       for (int k : pending) {
@@ -230,6 +296,8 @@ class Group {
   transport::ShmTransport& shm_;
   bool spans_hosts_ = false;  // some member is on another host (computed once per call)
   bool direct_ = false;  // load/store on every member (NOTE [transport verbs]); always for a Region
+  bool local_direct_ = false;  // load/store on the members of this host
+  std::vector<int> host_members_;
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;
@@ -239,12 +307,16 @@ class Group {
   static thread_local std::vector<int> pending_;
 };
 
+/// Some of the PEs start + k * stride (k < size) are on another host.
+bool spans_hosts(int start, int stride, int size);
+
 /// Where an algorithm's bytes pass on their way to the readers.
 enum class Staging : std::uint8_t {
   Source,   // read straight from the owners' buffers
   Scratch,  // copied into the owner's scratch slot, read from there
   Push,     // put into each reader's scratch slot (automatic only across hosts)
   Put,      // put into each reader's dest once it is ready (automatic only across hosts)
+  Leaders,  // through each host's leader (automatic only across hosts; NOTE [host leaders])
 };
 
 /// One algorithm: what it serves, and its code.
@@ -289,6 +361,9 @@ void push_reduce(Group& g);
 void put_broadcast(Group& g);       // push.cpp: into the readers' dests
 void put_gather(Group& g);          // fcollect
 void put_alltoall(Group& g);
+void hier_broadcast(Group& g);      // hier.cpp: host by host (NOTE [host leaders])
+void hier_fcollect(Group& g);
+void hier_reduce(Group& g);
 
 /// Bytes a scratch slot needs for this call with `staging`, or SIZE_MAX
 /// when the call cannot pass that way (a collect decides per member).

@@ -15,6 +15,7 @@
 namespace tilecomm::coll {
 
 using shmem::g_runtime;
+using shmem::kLeaderHosts;
 using shmem::kPushMembers;
 using shmem::usage_error;
 
@@ -52,13 +53,24 @@ constexpr std::size_t kAny = SIZE_MAX;
 // its puts over UCX's TCP transport (2 PEs on two namespace hosts,
 // fcollect, put against pull: 8 B 59 against 80 us, 4 KiB 62 against 85,
 // 16 KiB 93 against 106, 32 KiB 130 both, 1 MiB 2439 against 1769).
-// Forced, both serve one host too.
-constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush = Staging::Push, kPut = Staging::Put;
+// Forced, both serve one host too. The hier rows come before all of them
+// for a team over up to kLeaderHosts hosts of which one has several members
+// (NOTE [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
+// fcollect 8 B 116 against 166 us (push), 64 KiB 443 against 781 (put), 4
+// MiB 15.1 against 22.6 ms (pull); broadcast 1 MiB 1.5 against 2.4 ms; a
+// reduction 4 KiB 208 against 1223 us (oneshot). Above 512 KiB a hier
+// reduction loses to rsag, which spreads the arithmetic over every member
+// (1 MiB 8.2 against 7.4 ms). Forced on one host, the hier rows gather at
+// the team's first member and broadcast from there.
+constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush = Staging::Push, kPut = Staging::Put,
+                  kLeaders = Staging::Leaders;
 
-// Push and put rows: automatic only for teams that span hosts, and for teams
-// of up to kPushMembers (their words, NOTE [pushed words]).
+// Push and put rows: teams of up to kPushMembers (their words, NOTE [pushed words]).
 bool pushes(const Algorithm& al) { return al.staging == kPush || al.staging == kPut; }
+// Rows taken automatically only by teams that span hosts.
+bool across_hosts(const Algorithm& al) { return pushes(al) || al.staging == kLeaders; }
 constexpr Algorithm kTable[] = {
+    {"hier", Kind::Broadcast, kAny, 2, 0, kLeaders, true, true, hier_broadcast},
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
     {"put", Kind::Broadcast, 16 << 10, 2, kPushMembers, kPut, true, true, put_broadcast},
     {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
@@ -66,6 +78,7 @@ constexpr Algorithm kTable[] = {
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
     {"mixed", Kind::Collect, kAny, 2, 0, kScratch, true, false, mixed_collect},
     {"pull", Kind::Collect, kAny, 2, 0, kSource, true, false, pull_gather},
+    {"hier", Kind::Fcollect, kAny, 2, 0, kLeaders, true, true, hier_fcollect},
     {"push", Kind::Fcollect, kAny, 2, kPushMembers, kPush, true, false, push_fcollect},
     {"put", Kind::Fcollect, 16 << 10, 2, kPushMembers, kPut, true, true, put_gather},
     {"scratch", Kind::Fcollect, 1024, 2, 0, kScratch, true, false, scratch_fcollect},
@@ -75,6 +88,7 @@ constexpr Algorithm kTable[] = {
     {"scratch", Kind::Alltoall, 512, 2, 0, kScratch, true, false, scratch_alltoall},
     {"pull", Kind::Alltoall, kAny, 2, 0, kSource, true, false, pull_alltoall},
     {"pull", Kind::Alltoalls, kAny, 2, 0, kSource, true, false, pull_alltoall},
+    {"hier", Kind::Reduce, 512 << 10, 2, 0, kLeaders, true, true, hier_reduce},
     {"push", Kind::Reduce, kAny, 2, kPushMembers, kPush, true, false, push_reduce},
     {"scratch", Kind::Reduce, 256, 2, 8, kScratch, true, false, scratch_reduce},
     {"oneshot", Kind::Reduce, 64 << 10, 2, 8, kSource, false, false, oneshot_reduce},
@@ -130,8 +144,9 @@ const Algorithm* forced(Kind k, const char* call) {
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
   if (al.peer_dest && a.dest_private) return false;
-  if (al.staging != kSource && (!g.team_mode() || scratch_need(a, g.size(), al.staging) > g.scratch_slot())) return false;
-  if (pushes(al) && g.size() > kPushMembers) return false;
+  if (al.staging != kSource && !g.team_mode()) return false;
+  if (al.staging != kSource && scratch_need(a, g.size(), al.staging) > g.scratch_slot()) return false;
+  if ((pushes(al) && g.size() > kPushMembers) || (al.staging == kLeaders && g.hosts() > kLeaderHosts)) return false;
   return al.in_place || a.dest != a.source;
 }
 
@@ -146,8 +161,9 @@ const Algorithm& select(const Group& g) {
   const bool one_sync = g_runtime->oversubscribed() || g.spans_hosts();
   for (const Algorithm& al : kTable)
     if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
-        (!pushes(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
-        (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g))
+        (!across_hosts(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
+        (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g) &&
+        (al.staging != kLeaders || g.hosts() < g.size()))  // a host with several members
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
     if (al.kind == a.kind && can_serve(al, g)) return al;
@@ -260,6 +276,30 @@ void check_args(const Args& a, int n, int me, const char* group) {
   }
 }
 
+// NOTE [host leaders]: before its first collective a team learns which of
+// its members share a host. Every member knows the PEs of its own host, so
+// it gives the first member of its host; on one host that is member 0 for
+// everyone, without a word exchanged.
+void learn_hosts(tilecomm_team& team, const char* call) {
+  std::vector<int> first(team.size, 0);
+  if (spans_hosts(team.start, team.stride, team.size)) {
+    std::int32_t mine = 0;
+    while (!g_runtime->local(team.world(mine))) ++mine;
+    std::vector<std::int32_t> all(team.size);
+    exchange(&team, &mine, sizeof mine, all.data(), call);
+    first.assign(all.begin(), all.end());
+  }
+  std::vector<int>& host = team.coll.host;
+  std::vector<int>& leaders = team.coll.leaders;
+  host.assign(team.size, 0);
+  for (int k = 0; k < team.size; ++k) {
+    if (first[k] == k) leaders.push_back(k);
+    host[k] = static_cast<int>(std::find(leaders.begin(), leaders.end(), first[k]) - leaders.begin());
+  }
+  for (int h = 0; h < static_cast<int>(leaders.size()); ++h)
+    team.coll.widest = std::max(team.coll.widest, static_cast<int>(std::count(host.begin(), host.end(), h)));
+}
+
 // A call of one PE: the whole job is this PE.
 void run_alone(const Args& a) {
   const std::size_t bytes = a.count * a.elem;
@@ -368,7 +408,7 @@ void execute(Group& g) {
 
 std::size_t scratch_need(const Args& a, int members, Staging staging) {
   const std::size_t bytes = a.count * a.elem;
-  if (staging == Staging::Put) return 0;
+  if (staging == Staging::Put || staging == Staging::Leaders) return 0;
   if (staging == Staging::Push) {  // a region per sender (NOTE [pushed words])
     switch (a.kind) {
       case Kind::Broadcast: return bytes;
@@ -392,6 +432,7 @@ int run(tilecomm_team* team, const Args& a) {
     run_alone(a);
     return 0;
   }
+  if (team->coll.host.empty()) learn_hosts(*team, a.call);
   Group g(*team, a);
   execute(g);
   return 0;
@@ -455,6 +496,9 @@ std::string selection_table() {
                          "only when the team spans hosts", kPushMembers, slot, k == Kind::Broadcast ? "" : ", a region per sender");
       if (al.staging == kPut)
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
+      if (al.staging == kLeaders)
+        when = strprintf("teams over up to %d hosts, auto only when the team spans hosts and one of them has several "
+                         "members", kLeaderHosts);
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");

@@ -14,22 +14,24 @@ thread_local std::vector<int> Group::pending_;
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
       me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
-  spans_hosts_ = !one_host();
-  direct_ = a.region || (g_runtime->config().coll_load_store && !spans_hosts_);
+  spans_hosts_ = coll::spans_hosts(start_, stride_, size_);
+  local_direct_ = g_runtime->config().coll_load_store;
+  direct_ = a.region || (local_direct_ && !spans_hosts_);
 }
 
 Group::Group(int start, int stride, int size, int me, long* psync, std::uint64_t tag, const Args& a)
     : args(a), shm_(g_runtime->shm()), psync_(psync), start_(start), stride_(stride), size_(size), me_(me),
       tag_(tag) {
-  spans_hosts_ = !one_host();
-  direct_ = g_runtime->config().coll_load_store && !spans_hosts_;
+  spans_hosts_ = coll::spans_hosts(start_, stride_, size_);
+  local_direct_ = g_runtime->config().coll_load_store;
+  direct_ = local_direct_ && !spans_hosts_;
 }
 
-bool Group::one_host() const {
-  if (!g_runtime->spans_hosts()) return true;
-  for (int k = 0; k < size_; ++k)
-    if (!g_runtime->local(world(k))) return false;
-  return true;
+bool spans_hosts(int start, int stride, int size) {
+  if (!g_runtime->spans_hosts()) return false;
+  for (int k = 0; k < size; ++k)
+    if (!g_runtime->local(start + k * stride)) return true;
+  return false;
 }
 
 std::atomic<std::uint64_t>& Group::word(Word w) const {
@@ -44,7 +46,7 @@ std::uint64_t* Group::record() const {
 
 std::uint64_t Group::load(int member, const std::atomic<std::uint64_t>& at) const {
   if (member == me_) return at.load(std::memory_order_acquire);
-  if (direct_) return mapped(&at, member)->load(std::memory_order_acquire);
+  if (direct(member)) return mapped(&at, member)->load(std::memory_order_acquire);
   transport::Transport& t = g_runtime->atomics(world(member));
   t.progress();
   return t.atomic(world(member), AtomicOp::Fetch, const_cast<std::atomic<std::uint64_t>*>(&at), 8, 0, 0);
@@ -52,19 +54,21 @@ std::uint64_t Group::load(int member, const std::atomic<std::uint64_t>& at) cons
 
 void Group::add(int member, std::atomic<std::uint64_t>& at, std::uint64_t v) const {
   if (member == me_) at.fetch_add(v, std::memory_order_acq_rel);
-  else if (direct_) mapped(&at, member)->fetch_add(v, std::memory_order_acq_rel);
+  else if (direct(member)) mapped(&at, member)->fetch_add(v, std::memory_order_acq_rel);
   // A posted add that no quiet waits for: its owner polls the word (done,
   // check), as a barrier flag (AtomicOp::Notify, NOTE [ucx quiet]).
   else g_runtime->atomics(world(member)).atomic(world(member), AtomicOp::Notify, &at, 8, v, 0);
 }
 
-void Group::wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const {
-  WaitStatus st = wait_for([&] { return load(member, at) >= value; });
+std::uint64_t Group::wait(int member, const std::atomic<std::uint64_t>& at, std::uint64_t value, const char* what) const {
+  std::uint64_t seen = 0;
+  WaitStatus st = wait_for([&] { return (seen = load(member, at)) >= value; });
   if (st != WaitStatus::Done)
-    shmem::wait_failed(st, args.call, member == me_ || direct_ ? mapped(&at, member) : &at,
+    shmem::wait_failed(st, args.call, member == me_ || direct(member) ? mapped(&at, member) : &at,
                        strprintf("%s from PE %d (call %llu of its %s)", what, world(member),
                                  static_cast<unsigned long long>(tag_), team_ ? "team" : "active set"),
                        std::to_string(load(member, at)));
+  return seen;
 }
 
 void Group::wait_readers(int readers) {
@@ -82,7 +86,7 @@ void Group::wait_readers(int readers) {
 void Group::get(void* dst, const void* src, std::size_t n, int member, bool stream) {
   if (n == 0) return;
   if (member == me_) return copy(dst, src, n, stream);
-  if (direct_) return copy(dst, mapped(src, member), n, stream);
+  if (direct(member)) return copy(dst, mapped(src, member), n, stream);
   const int pe = world(member);
   transport::Transport& t = g_runtime->transport(pe);
   try {
@@ -95,7 +99,7 @@ void Group::get(void* dst, const void* src, std::size_t n, int member, bool stre
 
 const char* Group::view(const void* src, std::size_t n, int member, int buffer) {
   if (member == me_) return static_cast<const char*>(src);
-  if (direct_) return mapped(static_cast<const char*>(src), member);
+  if (direct(member)) return mapped(static_cast<const char*>(src), member);
   std::vector<char>& stage = staging_[buffer];
   if (stage.size() < n) stage.resize(n);
   get(stage.data(), src, n, member);
@@ -109,19 +113,25 @@ char* Group::scratch() const {
 void Group::claim_scratch() {
   constexpr std::uint64_t lag = kScratchSlots - 1;  // calls a member may lag behind me
   if (tag_ <= kScratchSlots || team_->coll.entered + lag >= tag_) return;
+  // Remember the latest call every member was seen in, not just the one
+  // needed now: a root that runs ahead then polls once every few calls.
+  std::uint64_t entered = tag_;
   for (int k = 0; k < size_; ++k)
-    if (k != me_) wait(k, kArrive, tag_ - lag, "its arrival in an earlier call (scratch reuse)");
-  team_->coll.entered = tag_ - lag;
+    if (k != me_) entered = std::min(entered, wait(k, kArrive, tag_ - lag, "its arrival in an earlier call (scratch reuse)"));
+  team_->coll.entered = entered;
 }
 
-std::atomic<std::uint64_t>& Group::pushed(int k) const { return g_runtime->control().coll[team_->slot].pushed[k]; }
+std::atomic<std::uint64_t>& Group::pushed(int k, bool led) const {
+  shmem::CollWords& w = g_runtime->control().coll[team_->slot];
+  return led ? w.led[k] : w.pushed[k];
+}
 
-void Group::raise_pushed(int member, std::uint64_t value, void* dst, const void* src, std::size_t n) {
-  std::atomic<std::uint64_t>& mine = pushed(me_);
-  std::uint64_t& last = team_->coll.pushed[member];
+void Group::raise_pushed(int member, bool led, std::uint64_t value, void* dst, const void* src, std::size_t n) {
+  std::atomic<std::uint64_t>& mine = led ? pushed(host(me_), true) : pushed(me_);
+  std::uint64_t& last = led ? team_->coll.led[host(member)] : team_->coll.pushed[member];
   const std::uint64_t delta = value - last;
   last = value;
-  if (direct_) {
+  if (direct(member)) {
     if (n) std::memcpy(mapped(dst, member), src, n);
     mapped(&mine, member)->fetch_add(delta, std::memory_order_release);
     return;
@@ -136,18 +146,41 @@ void Group::raise_pushed(int member, std::uint64_t value, void* dst, const void*
   }
 }
 
-void Group::ready(int member) { raise_pushed(member, 2 * tag_ - 1, nullptr, nullptr, 0); }
+void Group::ready(int member) { raise_pushed(member, false, 2 * tag_ - 1, nullptr, nullptr, 0); }
 
 void Group::push(int member, void* dst, const void* src, std::size_t n) {
-  raise_pushed(member, 2 * tag_, dst, src, n);
+  raise_pushed(member, false, 2 * tag_, dst, src, n);
 }
 
-void Group::wait_pushed(int member, std::uint64_t value, const char* what) const {
-  std::atomic<std::uint64_t>& x = pushed(member);
+void Group::send(int member, void* dst, const void* src, std::size_t n) {
+  if (n == 0) return;
+  if (direct(member)) return copy(mapped(dst, member), src, n, false);
+  const int pe = world(member);
+  try {
+    g_runtime->transport(pe).put(pe, dst, src, n);
+  } catch (const Error& e) {
+    fatal_error(args.call, e);
+  }
+}
+
+std::vector<int> Group::members_of(int h) const {
+  std::vector<int> members;
+  for (int k = 0; k < size_; ++k)
+    if (host(k) == h) members.push_back(k);
+  return members;
+}
+
+const std::vector<int>& Group::host_members() {
+  if (host_members_.empty()) host_members_ = members_of(host(me_));
+  return host_members_;
+}
+
+void Group::wait_pushed(int k, bool led, std::uint64_t value, const char* what) const {
+  std::atomic<std::uint64_t>& x = pushed(k, led);
   WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= value; });
   if (st != WaitStatus::Done)
     shmem::wait_failed(st, args.call, &x,
-                       strprintf("%s from PE %d (call %llu of its team: word value %llu)", what, world(member),
+                       strprintf("%s from PE %d (call %llu of its team: word value %llu)", what, world(led ? leader(k) : k),
                                  static_cast<unsigned long long>(tag_), static_cast<unsigned long long>(value)),
                        std::to_string(x.load()));
 }

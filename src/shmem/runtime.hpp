@@ -27,6 +27,7 @@ namespace tilecomm::shmem {
 constexpr int kMaxTeams = 64;   // team slots: barrier flags and ids
 constexpr int kMaxRounds = 24;  // dissemination rounds: teams up to 2^24 PEs
 constexpr int kPushMembers = 16;  // collectives: teams of up to this many members may push (NOTE [pushed words])
+constexpr int kLeaderHosts = 16;  // collectives: teams over up to this many hosts may go host by host (NOTE [host leaders])
 
 /// One cache line per flag, so that PEs spinning on neighbouring flags do
 /// not share lines.
@@ -40,6 +41,7 @@ struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
   alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
   alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's pushes to me (NOTE [pushed words])
+  alignas(64) std::atomic<std::uint64_t> led[kLeaderHosts];      // host h's leader's pushes to me (NOTE [host leaders])
 };
 
 /// The first bytes of every PE's heap segment: runtime state that peers
@@ -89,6 +91,10 @@ struct tilecomm_team {
     std::uint64_t checks = 0;   // checked-mode confirmations received as leader, in total
     std::uint64_t entered = 0;  // every member has entered this call
     std::uint64_t pushed[tilecomm::shmem::kPushMembers] = {};  // my pushed word's value on each member (NOTE [pushed words])
+    std::uint64_t led[tilecomm::shmem::kLeaderHosts] = {};     // as leader: my led word's value on each host's leader
+    std::vector<int> host;      // a team over hosts: each member's host, numbered by first member (NOTE [host leaders])
+    std::vector<int> leaders;   // the first member of each host, in host order
+    int widest = 0;             // members on the team's most populated host
   } coll;
   bool predefined = false;
 

@@ -128,6 +128,7 @@ void Runtime::reset_slot(int slot) {
   for (auto& f : control_->coll[slot].word) f.value.store(0, std::memory_order_relaxed);
   control_->coll[slot].record[0] = 0;
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
+  for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
 }
 
 void Runtime::free_slot(int slot) {

@@ -217,9 +217,13 @@ struct UcxTransport::State {
     if (UCS_PTR_IS_ERR(req)) failed_op(pe, what, UCS_PTR_STATUS(req));
     // wait_for spins, then yields the CPU (the peer that must answer may
     // need it: an oversubscribed host), and sees failures and the timeout.
+    // It progresses this worker on every poll when the runtime installed
+    // its progress hook (detail::g_progress); a second progress here would
+    // only delay each look at the request.
+    const bool hooked = detail::g_progress.load(std::memory_order_relaxed) != nullptr;
     ucs_status_t st = UCS_INPROGRESS;
     const WaitStatus ws = wait_for([&] {
-      ucx().ucp_worker_progress(worker);
+      if (!hooked) ucx().ucp_worker_progress(worker);
       st = ucx().ucp_request_check_status(req);
       return st != UCS_INPROGRESS;
     });

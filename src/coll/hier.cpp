@@ -1,0 +1,222 @@
+// Host by host, for teams that span hosts (NOTE [host leaders]): the
+// members of a host meet at their leader through shared memory, the leaders
+// exchange their hosts' data, and each leader's host then copies the result
+// out of its dest. A host's bytes cross the network once per other host,
+// where the flat algorithms send every member's bytes to every member.
+//
+// Leaders exchange a share (a host's blocks, the broadcast vector, a host's
+// partial reduction) one of three ways, chosen alike on every member:
+//   slot  pushed into the receivers' scratch slots, a region per sending
+//         host: one one-way trip; for shares that fit.
+//   put   put straight into the receivers' dests once each said it is
+//         ready: two one-way trips, one copy; up to kPutShare.
+//   get   fetched by the receivers from the sender's dest once it says its
+//         share is gathered, and reported done: above kPutShare, where
+//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md).
+#include "coll/algorithm.hpp"
+
+#include <algorithm>
+
+namespace tilecomm::coll {
+
+namespace {
+
+enum class Way { Slot, Put, Get };
+constexpr std::size_t kPutShare = 32 << 10;
+
+// The way for shares of up to `share` bytes with `senders` regions in a
+// receiver's slot; reductions have no put way (a receiver's dest is its
+// own partial until the end).
+Way way(const Group& g, std::size_t share, int senders, bool puts = true) {
+  if (static_cast<std::size_t>(senders) * push_region(share) <= g.scratch_slot()) return Way::Slot;
+  return puts && share <= kPutShare ? Way::Put : Way::Get;
+}
+
+// Calls fn(first, count) for each run of consecutive members in `members`.
+template <class Fn>
+void each_run(const std::vector<int>& members, Fn&& fn) {
+  for (std::size_t i = 0; i < members.size();) {
+    std::size_t j = i + 1;
+    while (j < members.size() && members[j] == members[j - 1] + 1) ++j;
+    fn(members[i], static_cast<int>(j - i), j == members.size());
+    i = j;
+  }
+}
+
+// A member that is not its host's leader: takes `bytes` of the leader's
+// dest once the leader published them (after every member entered the
+// call: all_entered).
+void take_published(Group& g, std::size_t bytes, bool all_entered) {
+  const int leader = g.leader(g.host(g.me()));
+  g.wait_published(leader, all_entered);
+  g.get(g.args.dest, g.args.dest, bytes, leader, streaming(bytes));
+  g.report_done(leader);
+}
+
+// A leader: the members of its host may read its dest now; it returns once
+// they and `readers` more (leaders that fetched its share) did.
+void publish_to_host(Group& g, int readers = 0) {
+  g.publish();
+  g.wait_readers(static_cast<int>(g.host_members().size()) - 1 + readers);
+}
+
+}  // namespace
+
+void hier_broadcast(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  const int me = g.me(), mine = g.host(me), leader = g.leader(mine), root_host = g.host(a.root);
+  const Way w = way(g, bytes, 1);
+  g.arrive();
+  if (mine != root_host) {
+    if (me != leader) return take_published(g, bytes, false);
+    if (w == Way::Slot) {
+      g.wait_leader_push(root_host);
+      std::memcpy(a.dest, g.scratch(), bytes);
+    } else if (w == Way::Put) {
+      g.leader_ready(root_host);
+      g.wait_leader_push(root_host);
+    } else {
+      g.wait_gathered(root_host);
+      g.get(a.dest, a.dest, bytes, g.leader(root_host), streaming(bytes));
+      g.report_done(g.leader(root_host));
+    }
+    return publish_to_host(g);
+  }
+  // The root's host: its members read the root's source in place; the
+  // leader serves the other hosts from its own dest (registered, and its
+  // own), where it put the root's bytes first.
+  if (me == a.root) {
+    if (a.root_dest && a.dest != a.source) copy(a.dest, a.source, bytes, streaming(bytes));
+  } else {
+    g.wait_arrival(a.root);
+    g.get(a.dest, a.source, bytes, a.root, streaming(bytes));
+    g.report_done(a.root);
+  }
+  int readers = me == a.root ? static_cast<int>(g.host_members().size()) - 1 : 0;
+  if (me == leader) {
+    if (w == Way::Slot) {
+      g.claim_scratch();
+      for (int h = 0; h < g.hosts(); ++h)
+        if (h != mine) g.leader_push(h, g.scratch(), a.dest, bytes);
+    } else if (w == Way::Put) {
+      g.each_leader_ready([&](int h) { g.leader_push(h, a.dest, a.dest, bytes); });
+    } else {
+      g.gathered();
+      readers += g.hosts() - 1;
+    }
+  }
+  if (readers) g.wait_readers(readers);
+}
+
+void hier_fcollect(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  const int n = g.size(), me = g.me(), mine = g.host(me);
+  char* dest = static_cast<char*>(a.dest);
+  const std::size_t region = g.widest() * bytes;  // the largest share
+  const Way w = way(g, region, g.hosts() - 1);
+  g.arrive();
+  if (me != g.leader(mine)) return take_published(g, n * bytes, true);
+  if (w == Way::Put)
+    for (int h = 0; h < g.hosts(); ++h)
+      if (h != mine) g.leader_ready(h);
+  const std::vector<int>& members = g.host_members();
+  const bool stream = streaming(n * bytes);
+  for (int k : members) {
+    if (k != me) g.wait_arrival(k);
+    g.get(dest + k * bytes, a.source, bytes, k, stream);
+  }
+  int readers = 0;
+  if (w == Way::Slot) {
+    // My host's blocks, packed in member order, into a region of every
+    // other leader's slot; theirs unpacked from mine.
+    std::vector<char> packed(members.size() * bytes);
+    for (std::size_t i = 0; i < members.size(); ++i) std::memcpy(packed.data() + i * bytes, dest + members[i] * bytes, bytes);
+    g.claim_scratch();
+    for (int h = 0; h < g.hosts(); ++h)
+      if (h != mine) g.leader_push(h, g.scratch() + push_offset(region, mine, h), packed.data(), packed.size());
+    g.each_leader_push([&](int h) {
+      const char* from = g.scratch() + push_offset(region, h, mine);
+      for (int k : g.members_of(h)) {
+        std::memcpy(dest + k * bytes, from, bytes);
+        from += bytes;
+      }
+    });
+  } else if (w == Way::Put) {
+    // My host's blocks, as runs of consecutive members, into every other
+    // leader's dest; the word goes with the last run.
+    g.each_leader_ready([&](int h) {
+      each_run(members, [&](int first, int count, bool last) {
+        char* run = dest + first * bytes;
+        if (last) g.leader_push(h, run, run, count * bytes);
+        else g.send(g.leader(h), run, run, count * bytes);
+      });
+    });
+    g.each_leader_push([](int) {});
+  } else {
+    g.gathered();
+    for (int i = 1; i < g.hosts(); ++i) {
+      const int h = (mine + i) % g.hosts(), leader = g.leader(h);
+      g.wait_gathered(h);
+      each_run(g.members_of(h), [&](int first, int count, bool) {
+        char* run = dest + first * bytes;
+        g.get(run, run, count * bytes, leader, stream);
+      });
+      g.report_done(leader);
+    }
+    readers = g.hosts() - 1;
+  }
+  publish_to_host(g, readers);
+}
+
+void hier_reduce(Group& g) {
+  const Args& a = g.args;
+  const std::size_t bytes = a.count * a.elem;
+  const int me = g.me(), mine = g.host(me), hosts = g.hosts();
+  auto* dest = static_cast<char*>(a.dest);
+  const Way w = way(g, bytes, hosts - 1, false);
+  g.arrive();
+  if (me != g.leader(mine)) return take_published(g, bytes, true);
+  // My host's part, reduced in member order into my dest (I am the first
+  // member of my host, so in place my source is read before it is written).
+  const std::vector<int>& members = g.host_members();
+  auto member_part = [&](std::size_t i) {
+    if (members[i] != me) g.wait_arrival(members[i]);
+    return g.view(a.source, bytes, members[i], static_cast<int>(i % 2));
+  };
+  if (members.size() == 1) {
+    if (a.dest != a.source) std::memcpy(dest, a.source, bytes);
+  } else {
+    reduce2(a.dtype, a.op, dest, member_part(0), member_part(1), a.count);
+    for (std::size_t i = 2; i < members.size(); ++i) reduce2(a.dtype, a.op, dest, dest, member_part(i), a.count);
+  }
+  // The hosts' parts, reduced in host order, so that every leader computes
+  // the same bits; my dest keeps my part until every leader has it.
+  if (w == Way::Slot) {
+    g.claim_scratch();
+    for (int h = 0; h < hosts; ++h)
+      if (h != mine) g.leader_push(h, g.scratch() + push_offset(bytes, mine, h), dest, bytes);
+    g.each_leader_push([](int) {});
+  } else {
+    g.gathered();
+  }
+  auto host_part = [&](int h) -> const char* {
+    if (h == mine) return dest;
+    if (w == Way::Slot) return g.scratch() + push_offset(bytes, h, mine);
+    g.wait_gathered(h);
+    const char* part = g.view(dest, bytes, g.leader(h), h % 2);
+    g.report_done(g.leader(h));  // view copied it: the leader is not a member of my host
+    return part;
+  };
+  if (hosts > 1) {
+    std::vector<char> result(bytes);
+    reduce2(a.dtype, a.op, result.data(), host_part(0), host_part(1), a.count);
+    for (int h = 2; h < hosts; ++h) reduce2(a.dtype, a.op, result.data(), result.data(), host_part(h), a.count);
+    if (w == Way::Get) g.wait_readers(hosts - 1);
+    std::memcpy(dest, result.data(), bytes);
+  }
+  publish_to_host(g);
+}
+
+}  // namespace tilecomm::coll
