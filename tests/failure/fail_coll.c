@@ -4,6 +4,9 @@
  *   kill-in KIND       PE 1 dies (SIGKILL) while the others are inside the
  *                      collective KIND: broadcast, collect, fcollect,
  *                      alltoall, alltoalls, reduce, fcollect64 (active set)
+ *   kill-in-hosts KIND the same on two hosts (TILECOMM_HOST_ID: PEs 0-1 and
+ *                      2-3, UCX over TCP between them), after one call of
+ *                      KIND that completes: PE 1 dies inside the second
  *   mismatch WHAT      (run with TILECOMM_CHECK=1) PE 1 makes a call that
  *                      differs from PE 0's in WHAT: root, nelems, op, type,
  *                      routine, active-set-nelems
@@ -61,6 +64,21 @@ static int kill_in(const char *kind) {
   return 0;
 }
 
+/* Two hosts of two PEs: the collectives of WORLD go host by host. */
+static int kill_in_hosts(const char *kind) {
+  const char *rank = getenv("TILECOMM_RANK");
+  setenv("TILECOMM_HOST_ID", rank && atoi(rank) >= 2 ? "h1" : "h0", 1);
+  setenv("UCX_TLS", "tcp", 1);
+  shmem_init();
+  collective(kind);
+  shmem_barrier_all();
+  if (shmem_my_pe() == 1) raise(SIGKILL);
+  collective(kind);
+  collective(kind);
+  unexpected("a collective returned although a PE of the team never called it");
+  return 0;
+}
+
 /* PE 0 makes the reference call; PE 1 differs in `what`; others match PE 0. */
 static int mismatch(const char *what) {
   shmem_init();
@@ -96,6 +114,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (!strcmp(argv[1], "kill-in")) return kill_in(argv[2]);
+  if (!strcmp(argv[1], "kill-in-hosts")) return kill_in_hosts(argv[2]);
   if (!strcmp(argv[1], "mismatch")) return mismatch(argv[2]);
   if (!strcmp(argv[1], "settings")) {
     if (rank && atoi(rank) == 1) setenv("TILECOMM_COLL_REDUCE", "rsag", 1);

@@ -18,6 +18,21 @@ class CollFailure : public JobTest, public ::testing::WithParamInterface<std::pa
     argv.push_back(marker);
     return run(argv, marker, opts);
   }
+
+  // PE 1 dies by SIGKILL in `scenario` (fail_coll.c); PEs 0, 2, 3 are inside
+  // the collective `kind` whose C routine is `routine`, and must leave it
+  // naming PE 1's end.
+  void survivors_name_pe1(const char* scenario, const char* kind, const char* routine) {
+    Result r = job(4, {scenario, kind}, survivors_leave_by_themselves());
+    ASSERT_ENDED(r);
+    const std::string who = killed_pe1(r);
+    ASSERT_FALSE(who.empty());
+    for (int pe : {0, 2, 3})
+      EXPECT_THAT(pe_lines(r, pe, {routine, "because the job failed", who}), SizeIs(1))
+          << "PE " << pe << " must leave " << routine << " naming " << who << r;
+    EXPECT_NO_UNEXPECTED(r);
+    EXPECT_NOTHING_LEFT(r);
+  }
 };
 
 using CollChecked = CollFailure;
@@ -25,19 +40,9 @@ using CollSettings = CollFailure;
 
 }  // namespace
 
-// PE 1 dies by SIGKILL; PEs 0, 2, 3 are inside the collective (argument 1)
-// whose C routine is argument 2.
 TEST_P(CollFailure, PeKilledInside) {
   const auto [kind, routine] = GetParam();
-  Result r = job(4, {"kill-in", kind}, survivors_leave_by_themselves());
-  ASSERT_ENDED(r);
-  const std::string who = killed_pe1(r);
-  ASSERT_FALSE(who.empty());
-  for (int pe : {0, 2, 3})
-    EXPECT_THAT(pe_lines(r, pe, {routine, "because the job failed", who}), SizeIs(1))
-        << "PE " << pe << " must leave " << routine << " naming " << who << r;
-  EXPECT_NO_UNEXPECTED(r);
-  EXPECT_NOTHING_LEFT(r);
+  survivors_name_pe1("kill-in", kind, routine);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKind, CollFailure,
@@ -48,6 +53,23 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, CollFailure,
                                            std::pair{"alltoalls", "shmem_long_alltoalls"},
                                            std::pair{"reduce", "shmem_long_sum_reduce"},
                                            std::pair{"fcollect64", "shmem_fcollect64"}),
+                         [](const auto& info) { return std::string(info.param.first); });
+
+// The same over two hosts of two PEs (PE 1 on the first), where WORLD's
+// broadcasts, fcollects and reductions go host by host (NOTE [host
+// leaders]) and its alltoalls put across hosts: the survivors wait for
+// their leaders, for the other host's leader, or for PE 1.
+using CollFailureHosts = CollFailure;
+TEST_P(CollFailureHosts, PeKilledInside) {
+  const auto [kind, routine] = GetParam();
+  survivors_name_pe1("kill-in-hosts", kind, routine);
+}
+
+INSTANTIATE_TEST_SUITE_P(HostByHost, CollFailureHosts,
+                         ::testing::Values(std::pair{"broadcast", "shmem_long_broadcast"},
+                                           std::pair{"fcollect", "shmem_long_fcollect"},
+                                           std::pair{"alltoall", "shmem_long_alltoall"},
+                                           std::pair{"reduce", "shmem_long_sum_reduce"}),
                          [](const auto& info) { return std::string(info.param.first); });
 
 // PE 1's call differs from PE 0's (argument 1); the message on PE 1 names

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <unistd.h>
 #include <ucp/api/ucp.h>
 
 #include <atomic>
@@ -235,10 +236,20 @@ struct UcxTransport::State {
     if (st != UCS_OK) failed_op(pe, what, st);
   }
 
+  // An operation failed. When the peer is gone, the rendezvous soon says how
+  // it ended (killed, exited without finalizing) and marks the job failed:
+  // wait up to kVerdictSeconds for that, so the message names the cause,
+  // as every wait's does; without a verdict the peer's host or network is
+  // what broke.
   [[noreturn]] void failed_op(int pe, const char* what, ucs_status_t st) {
+    constexpr int kVerdictSeconds = 5;
+    const bool gone = st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE;
+    for (int i = 0; gone && !job_failed() && i < kVerdictSeconds * 100; ++i) usleep(10000);
+    if (job_failed())
+      raise(ErrorCode::Remote, "UCX transport: %s on PE %d failed (%s) because the job failed: %s", what, pe,
+            ucx().ucs_status_string(st), job_failure().c_str());
     raise(ErrorCode::Remote, "UCX transport: %s on PE %d failed: %s%s", what, pe, ucx().ucs_status_string(st),
-          st == UCS_ERR_CONNECTION_RESET || st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_UNREACHABLE
-              ? " (the PE's process or host is gone)" : "");
+          gone ? " (the PE's process, its host or the network to it is gone)" : "");
   }
 };
 
