@@ -188,26 +188,29 @@ class Group {
   /// Waits until `member` pushed its data to me.
   void wait_push(int member) const { wait_pushed(member, false, 2 * tag_, "the data it pushes to this PE"); }
   /// Calls fn(member) for each peer once it said ready / its push landed,
-  /// in the order that happens.
+  /// in the order that happens; with `leaders`, fn(host) for each other
+  /// host once its leader did (to me, a leader).
   template <class Fn>
-  void each_ready(Fn&& fn) {
-    each_pushed(false, 2 * tag_ - 1, "its dest ready for this PE's put", fn);
+  void each_ready(Fn&& fn, bool leaders = false) {
+    each_pushed(leaders, 2 * tag_ - 1, "its dest ready for this PE's put", fn);
   }
   template <class Fn>
-  void each_push(Fn&& fn) {
-    each_pushed(false, 2 * tag_, "the data it pushes to this PE", fn);
-    all_arrived();  // every member pushed: every member entered this call
+  void each_push(Fn&& fn, bool leaders = false) {
+    each_pushed(leaders, 2 * tag_, "the data it pushes to this PE", fn);
+    // Every member pushed, or every leader, each after gathering its host:
+    // every member entered this call.
+    all_arrived();
   }
 
   // ---- host by host (NOTE [host leaders]; team mode, after learn_hosts) ----
-  int hosts() const { return static_cast<int>(team_->coll.leaders.size()); }
+  int hosts() const { return static_cast<int>(team_->coll.members.size()); }
   int host(int member) const { return team_->coll.host[member]; }
-  int leader(int host) const { return team_->coll.leaders[host]; }
+  /// Members of host h, ascending (its leader first).
+  const std::vector<int>& members_of(int h) const { return team_->coll.members[h]; }
+  const std::vector<int>& host_members() const { return members_of(host(me_)); }
+  int leader(int host) const { return members_of(host).front(); }
   /// Members on the team's most populated host.
   int widest() const { return team_->coll.widest; }
-  /// Members of host h, ascending (its leader first); of my host, kept for the call.
-  std::vector<int> members_of(int h) const;
-  const std::vector<int>& host_members();
   /// As leader: tells the leader of `host` that my dest is free for its puts.
   void leader_ready(int host) { raise_pushed(leader(host), true, 2 * tag_ - 1, nullptr, nullptr, 0); }
   /// As leader: puts n bytes to the leader of `host` (at my symmetric `dst`)
@@ -217,15 +220,6 @@ class Group {
   }
   void send(int member, void* dst, const void* src, std::size_t n);
   void wait_leader_push(int host) const { wait_pushed(host, true, 2 * tag_, "the data its host's leader pushes to this PE"); }
-  template <class Fn>
-  void each_leader_ready(Fn&& fn) {
-    each_pushed(true, 2 * tag_ - 1, "its dest ready for this leader's put", fn);
-  }
-  template <class Fn>
-  void each_leader_push(Fn&& fn) {
-    each_pushed(true, 2 * tag_, "the data its host's leader pushes to this PE", fn);
-    all_arrived();  // every leader gathered its host first: every member entered this call
-  }
   /// As leader: my dest holds my host's data for the other leaders
   /// (gathered), or the result for my host's members (published).
   void gathered() { word(kProgress).store(tag_ << kProgressShift | 1, std::memory_order_release); }
@@ -297,7 +291,6 @@ class Group {
   bool spans_hosts_ = false;  // some member is on another host (computed once per call)
   bool direct_ = false;  // load/store on every member (NOTE [transport verbs]); always for a Region
   bool local_direct_ = false;  // load/store on the members of this host
-  std::vector<int> host_members_;
   tilecomm_team* team_ = nullptr;
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;

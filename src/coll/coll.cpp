@@ -290,14 +290,18 @@ void learn_hosts(tilecomm_team& team, const char* call) {
     first.assign(all.begin(), all.end());
   }
   std::vector<int>& host = team.coll.host;
-  std::vector<int>& leaders = team.coll.leaders;
+  std::vector<std::vector<int>>& members = team.coll.members;
   host.assign(team.size, 0);
   for (int k = 0; k < team.size; ++k) {
-    if (first[k] == k) leaders.push_back(k);
-    host[k] = static_cast<int>(std::find(leaders.begin(), leaders.end(), first[k]) - leaders.begin());
+    if (first[k] == k) {  // a new host's first member (first[k] <= k)
+      host[k] = static_cast<int>(members.size());
+      members.emplace_back();
+    } else {
+      host[k] = host[first[k]];
+    }
+    members[host[k]].push_back(k);
+    team.coll.widest = std::max(team.coll.widest, static_cast<int>(members[host[k]].size()));
   }
-  for (int h = 0; h < static_cast<int>(leaders.size()); ++h)
-    team.coll.widest = std::max(team.coll.widest, static_cast<int>(std::count(host.begin(), host.end(), h)));
 }
 
 // A call of one PE: the whole job is this PE.

@@ -163,18 +163,6 @@ void Group::send(int member, void* dst, const void* src, std::size_t n) {
   }
 }
 
-std::vector<int> Group::members_of(int h) const {
-  std::vector<int> members;
-  for (int k = 0; k < size_; ++k)
-    if (host(k) == h) members.push_back(k);
-  return members;
-}
-
-const std::vector<int>& Group::host_members() {
-  if (host_members_.empty()) host_members_ = members_of(host(me_));
-  return host_members_;
-}
-
 void Group::wait_pushed(int k, bool led, std::uint64_t value, const char* what) const {
   std::atomic<std::uint64_t>& x = pushed(k, led);
   WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= value; });

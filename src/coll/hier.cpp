@@ -100,7 +100,7 @@ void hier_broadcast(Group& g) {
       for (int h = 0; h < g.hosts(); ++h)
         if (h != mine) g.leader_push(h, g.scratch(), a.dest, bytes);
     } else if (w == Way::Put) {
-      g.each_leader_ready([&](int h) { g.leader_push(h, a.dest, a.dest, bytes); });
+      g.each_ready([&](int h) { g.leader_push(h, a.dest, a.dest, bytes); }, true);
     } else {
       g.gathered();
       readers += g.hosts() - 1;
@@ -136,24 +136,24 @@ void hier_fcollect(Group& g) {
     g.claim_scratch();
     for (int h = 0; h < g.hosts(); ++h)
       if (h != mine) g.leader_push(h, g.scratch() + push_offset(region, mine, h), packed.data(), packed.size());
-    g.each_leader_push([&](int h) {
+    g.each_push([&](int h) {
       const char* from = g.scratch() + push_offset(region, h, mine);
       for (int k : g.members_of(h)) {
         std::memcpy(dest + k * bytes, from, bytes);
         from += bytes;
       }
-    });
+    }, true);
   } else if (w == Way::Put) {
     // My host's blocks, as runs of consecutive members, into every other
     // leader's dest; the word goes with the last run.
-    g.each_leader_ready([&](int h) {
+    g.each_ready([&](int h) {
       each_run(members, [&](int first, int count, bool last) {
         char* run = dest + first * bytes;
         if (last) g.leader_push(h, run, run, count * bytes);
         else g.send(g.leader(h), run, run, count * bytes);
       });
-    });
-    g.each_leader_push([](int) {});
+    }, true);
+    g.each_push([](int) {}, true);
   } else {
     g.gathered();
     for (int i = 1; i < g.hosts(); ++i) {
@@ -197,7 +197,7 @@ void hier_reduce(Group& g) {
     g.claim_scratch();
     for (int h = 0; h < hosts; ++h)
       if (h != mine) g.leader_push(h, g.scratch() + push_offset(bytes, mine, h), dest, bytes);
-    g.each_leader_push([](int) {});
+    g.each_push([](int) {}, true);
   } else {
     g.gathered();
   }

@@ -92,9 +92,9 @@ struct tilecomm_team {
     std::uint64_t entered = 0;  // every member has entered this call
     std::uint64_t pushed[tilecomm::shmem::kPushMembers] = {};  // my pushed word's value on each member (NOTE [pushed words])
     std::uint64_t led[tilecomm::shmem::kLeaderHosts] = {};     // as leader: my led word's value on each host's leader
-    std::vector<int> host;      // a team over hosts: each member's host, numbered by first member (NOTE [host leaders])
-    std::vector<int> leaders;   // the first member of each host, in host order
-    int widest = 0;             // members on the team's most populated host
+    std::vector<int> host;                  // each member's host, numbered by first member (NOTE [host leaders])
+    std::vector<std::vector<int>> members;  // each host's members, ascending (its leader first)
+    int widest = 0;                         // members on the team's most populated host
   } coll;
   bool predefined = false;
 

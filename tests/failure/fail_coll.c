@@ -6,7 +6,8 @@
  *                      alltoall, alltoalls, reduce, fcollect64 (active set)
  *   kill-in-hosts KIND the same on two hosts (TILECOMM_HOST_ID: PEs 0-1 and
  *                      2-3, UCX over TCP between them), after one call of
- *                      KIND that completes: PE 1 dies inside the second
+ *                      KIND that completes: PE 1 dies once it saw the
+ *                      others leave that call
  *   mismatch WHAT      (run with TILECOMM_CHECK=1) PE 1 makes a call that
  *                      differs from PE 0's in WHAT: root, nelems, op, type,
  *                      routine, active-set-nelems
@@ -69,10 +70,20 @@ static int kill_in_hosts(const char *kind) {
   const char *rank = getenv("TILECOMM_RANK");
   setenv("TILECOMM_HOST_ID", rank && atoi(rank) >= 2 ? "h1" : "h0", 1);
   setenv("UCX_TLS", "tcp", 1);
+  static long passed;
   shmem_init();
   collective(kind);
-  shmem_barrier_all();
-  if (shmem_my_pe() == 1) raise(SIGKILL);
+  /* PE 1 dies once it has seen every other PE leave the first call. It asks
+   * them (they answer from inside the second call): nothing they sent it is
+   * in flight when it dies, as a barrier's last flag or an atomic's reply
+   * to another host could be. */
+  if (shmem_my_pe() == 1) {
+    for (int pe = 0; pe < shmem_n_pes(); ++pe)
+      while (pe != 1 && shmem_long_atomic_fetch(&passed, pe) == 0) {
+      }
+    raise(SIGKILL);
+  }
+  shmem_long_atomic_set(&passed, 1, shmem_my_pe());
   collective(kind);
   collective(kind);
   unexpected("a collective returned although a PE of the team never called it");

@@ -57,8 +57,8 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, CollFailure,
 
 // The same over two hosts of two PEs (PE 1 on the first), where WORLD's
 // broadcasts, fcollects and reductions go host by host (NOTE [host
-// leaders]) and its alltoalls put across hosts: the survivors wait for
-// their leaders, for the other host's leader, or for PE 1.
+// leaders]): the survivors wait for their leaders, for the other host's
+// leader, or for PE 1; an alltoall puts across hosts.
 using CollFailureHosts = CollFailure;
 TEST_P(CollFailureHosts, PeKilledInside) {
   const auto [kind, routine] = GetParam();

@@ -124,14 +124,20 @@ struct UcxTransport::State {
   std::thread progress_thread;  // TILECOMM_UCX_PROGRESS_THREAD=1
   std::atomic<bool> stopping{false};
 
+  // Progresses the worker, unless the job failed: then a request from a
+  // peer that already left may be waiting, and UCX ends the process when
+  // it cannot send the reply, before this PE's own message names the
+  // failure (an atomic's reply, seen with UCX 1.13).
+  unsigned progress() { return job_failed() ? 0 : ucx().ucp_worker_progress(worker); }
+
   // The progress thread: progresses the worker while it has work, then arms
   // it and sleeps in poll() on its event descriptor until UCX has news (an
   // incoming request, a completion) or ucx().ucp_worker_signal() wakes it to stop.
   void progress_events(int efd) {
     for (;;) {
-      while (ucx().ucp_worker_progress(worker) != 0) {
+      while (progress() != 0) {
       }
-      if (stopping.load(std::memory_order_acquire)) return;
+      if (stopping.load(std::memory_order_acquire) || job_failed()) return;
       const ucs_status_t st = ucx().ucp_worker_arm(worker);
       if (st == UCS_ERR_BUSY) continue;  // news arrived while arming
       if (st != UCS_OK)
@@ -224,7 +230,7 @@ struct UcxTransport::State {
     const bool hooked = detail::g_progress.load(std::memory_order_relaxed) != nullptr;
     ucs_status_t st = UCS_INPROGRESS;
     const WaitStatus ws = wait_for([&] {
-      if (!hooked) ucx().ucp_worker_progress(worker);
+      if (!hooked) progress();
       st = ucx().ucp_request_check_status(req);
       return st != UCS_INPROGRESS;
     });
@@ -419,7 +425,7 @@ void UcxTransport::quiet() {
   }
 }
 
-void UcxTransport::progress() { ucx().ucp_worker_progress(s_->worker); }
+void UcxTransport::progress() { s_->progress(); }
 
 void UcxTransport::closing() { s_->closing.store(true, std::memory_order_release); }
 
