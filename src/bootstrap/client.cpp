@@ -77,9 +77,10 @@ Client::~Client() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Client::Group Client::gather(std::string_view key, const void* mine, std::size_t len, bool list, double timeout_s) {
+Client::Group Client::gather(std::string_view key, const void* mine, std::size_t len, std::uint32_t want,
+                             double timeout_s) {
   {
-    const std::string body = gather_body(key, list, mine, len);
+    const std::string body = gather_body(key, want, mine, len);
     std::lock_guard<std::mutex> lock(send_mutex_);
     if (!send_msg(fd_, Msg::Allgather, body.data(), body.size()))
       raise(ErrorCode::Transport, "PE %d lost the rendezvous server at %s", rank_, where_.c_str());
@@ -95,11 +96,11 @@ Client::Group Client::gather(std::string_view key, const void* mine, std::size_t
             "(TILECOMM_BOOTSTRAP_TIMEOUT); did every PE start?", rank_, timeout_s, size_, where_.c_str());
     if (r < 0) raise(ErrorCode::Remote, "PE %d lost the rendezvous server at %s during init (its host died: "
                      "tcrun, the process that made the unique ID, or PE 0 of a job mpirun or srun started)", rank_, where_.c_str());
-    ServerMsg m = decode_server_msg(h, body, GatherShape{len, list, size_});
+    ServerMsg m = decode_server_msg(h, body, GatherShape{len, want, size_});
     switch (m.kind) {
       case ServerMsg::AllgatherResult:
         return Group{m.group.members, m.group.first_other, std::vector<int>(m.pes.begin(), m.pes.end()),
-                     std::vector<char>(m.text.begin(), m.text.end())};
+                     std::vector<char>(m.text.begin(), m.text.end()), std::move(m.runs)};
       case ServerMsg::Abort:
         raise(ErrorCode::Remote, "the job was aborted during init: %s", m.text.c_str());
       case ServerMsg::GlobalExit:

@@ -34,12 +34,14 @@ class Client {
     int first_other = -1;     // the smallest PE that gave another key, or -1
     std::vector<int> pes;     // listed: the members, ascending
     std::vector<char> blobs;  // listed: their blobs, in that order
+    std::vector<GatherRun> runs;  // mapped: every PE's group, as runs
   };
-  /// Every PE contributes `len` bytes under `key` (the same `len` and `list`
+  /// Every PE contributes `len` bytes under `key` (the same `len` and `want`
   /// on every PE); returns the group of the PEs that gave my key, with their
-  /// PE numbers and blobs if `list`. Waits up to timeout_s; throws naming
-  /// what was awaited.
-  Group gather(std::string_view key, const void* mine, std::size_t len, bool list, double timeout_s);
+  /// PE numbers and blobs if `want` has kGatherList, and every group's runs
+  /// if it has kGatherMap. Waits up to timeout_s; throws naming what was
+  /// awaited.
+  Group gather(std::string_view key, const void* mine, std::size_t len, std::uint32_t want, double timeout_s);
 
   /// Publishes this PE's card (NOTE [ucx cards]); before init's last gather,
   /// so that every card is there when init returns on any PE.

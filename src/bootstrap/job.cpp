@@ -7,6 +7,14 @@
 #include "core/log.hpp"
 
 namespace tilecomm::bootstrap {
+namespace {
+
+const char* wants(std::uint32_t want) {
+  static const char* const kText[] = {"the group size", "a list", "a map", "a list and a map"};
+  return kText[want & 3];
+}
+
+}  // namespace
 
 Job::Job(const std::uint8_t* cookie, const JobOptions& opt, LostFn lost) : opt_(opt), lost_(std::move(lost)) {
   memcpy(cookie_, cookie, kCookieBytes);
@@ -51,7 +59,9 @@ std::uint32_t Job::max_len(const Conn& c) const {
 }
 
 std::uint32_t Job::gather_blob_max() const {
-  return (kMaxPayload - sizeof(GatherResultHead)) / static_cast<std::uint32_t>(size_) - sizeof(std::int32_t);
+  // Per PE: its blob, its PE number in the list, at most one run of the map.
+  return (kMaxPayload - sizeof(GatherResultHead) - sizeof(std::int32_t)) / static_cast<std::uint32_t>(size_) -
+         sizeof(std::int32_t) - sizeof(GatherRun);
 }
 
 void Job::receive(int id, const char* p, std::size_t n) {
@@ -180,19 +190,19 @@ void Job::allgather(Conn& c, const std::vector<char>& body) {
   std::optional<GatherRequest> req = decode_gather(body);
   if (!req)
     return drop(c, strprintf("it sent an Allgather of %zu bytes that does not start with a key of at most %u bytes "
-                             "and a list flag of 0 or 1", body.size(), kMaxGatherKey));
+                             "and a choice of list and map of 0 to 3", body.size(), kMaxGatherKey));
   if (req->blob.size() > gather_blob_max())
     return drop(c, strprintf("it sent an Allgather blob of %zu bytes; a job of %d PEs allows %u (the result must fit "
                              "in %u bytes)", req->blob.size(), size_, gather_blob_max(), kMaxPayload));
   if (gathered_ == 0) {
     gather_blob_ = req->blob.size();
-    gather_list_ = req->list;
+    gather_want_ = req->want;
     gather_.assign(gather_blob_ * size_, 0);
   }
-  if (req->blob.size() != gather_blob_ || req->list != gather_list_)
-    return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes %s a list, the PEs before it %zu "
-                           "bytes %s", who(c.rank).c_str(), req->blob.size(), req->list ? "asking for" : "without",
-                           gather_blob_, gather_list_ ? "asking for one" : "without one"));
+  if (req->blob.size() != gather_blob_ || req->want != gather_want_)
+    return abort(strprintf("PEs disagree in a bootstrap allgather: %s sent %zu bytes asking for %s, the PEs before it "
+                           "%zu bytes asking for %s", who(c.rank).c_str(), req->blob.size(), wants(req->want),
+                           gather_blob_, wants(gather_want_)));
   if (gather_blob_) memcpy(gather_.data() + gather_blob_ * c.rank, req->blob.data(), gather_blob_);
   r.gather_key = std::move(req->key);
   r.gathered = true;
@@ -209,13 +219,27 @@ void Job::answer_gather() {
     if (pes.front() < first) second = first, first = pes.front();
     else if (pes.front() < second) second = pes.front();
   }
+  // The map: runs of consecutive PEs of one group, each named by its group's first PE.
+  std::vector<GatherRun> runs;
+  if (gather_want_ & kGatherMap) {
+    for (int pe = 0; pe < size_; ++pe) {
+      const std::int32_t group = groups[ranks_[pe].gather_key].front();
+      if (runs.empty() || runs.back().group != group) runs.push_back(GatherRun{pe, group});
+    }
+  }
   for (const auto& [key, pes] : groups) {
     const int outside = pes.front() == first ? second : first;
-    const GatherResultHead head{static_cast<std::int32_t>(pes.size()), outside == size_ ? -1 : outside};
+    const GatherResultHead head{static_cast<std::int32_t>(pes.size()), outside == size_ ? -1 : outside, gather_want_,
+                                static_cast<std::uint32_t>(gather_blob_)};
     std::string body(reinterpret_cast<const char*>(&head), sizeof head);
-    if (gather_list_) {
+    if (gather_want_ & kGatherList) {
       body.append(reinterpret_cast<const char*>(pes.data()), pes.size() * sizeof(std::int32_t));
       for (int pe : pes) body.append(gather_.data() + pe * gather_blob_, gather_blob_);
+    }
+    if (gather_want_ & kGatherMap) {
+      const auto count = static_cast<std::int32_t>(runs.size());
+      body.append(reinterpret_cast<const char*>(&count), sizeof count);
+      body.append(reinterpret_cast<const char*>(runs.data()), runs.size() * sizeof(GatherRun));
     }
     auto m = std::make_shared<const std::string>(encode(Msg::AllgatherResult, body.data(), body.size()));
     for (int pe : pes)  // shared by the group: the result costs its size once

@@ -135,7 +135,7 @@ class Job {
   std::vector<Rank> ranks_;
   std::vector<char> gather_;
   std::size_t gather_blob_ = 0;
-  bool gather_list_ = false;
+  std::uint32_t gather_want_ = kGatherCount;
   int gathered_ = 0;
   int finalized_ = 0;
   int rejected_ = 0;

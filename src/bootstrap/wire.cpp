@@ -126,8 +126,8 @@ std::string encode(Msg type, const void* payload, std::size_t len) {
   return out;
 }
 
-std::string gather_body(std::string_view key, bool list, const void* blob, std::size_t len) {
-  GatherHead head{static_cast<std::uint32_t>(key.size()), list ? 1u : 0u};
+std::string gather_body(std::string_view key, std::uint32_t want, const void* blob, std::size_t len) {
+  GatherHead head{static_cast<std::uint32_t>(key.size()), want};
   std::string out(reinterpret_cast<const char*>(&head), sizeof head);
   out.append(key);
   if (len) out.append(static_cast<const char*>(blob), len);
@@ -138,9 +138,10 @@ std::optional<GatherRequest> decode_gather(const std::vector<char>& body) {
   GatherHead head;
   if (body.size() < sizeof head) return std::nullopt;
   memcpy(&head, body.data(), sizeof head);
-  if (head.key_len > kMaxGatherKey || head.list > 1 || body.size() - sizeof head < head.key_len) return std::nullopt;
+  if (head.key_len > kMaxGatherKey || head.want > (kGatherList | kGatherMap) || body.size() - sizeof head < head.key_len)
+    return std::nullopt;
   GatherRequest r;
-  r.list = head.list;
+  r.want = head.want;
   auto key = body.begin() + sizeof head;
   r.key.assign(key, key + head.key_len);
   r.blob.assign(key + head.key_len, body.end());
@@ -177,18 +178,25 @@ ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body,
     case Msg::AllgatherResult: {
       GatherResultHead g{};
       if (body.size() >= sizeof g) memcpy(&g, body.data(), sizeof g);
+      const bool list = gather.want & kGatherList, map = gather.want & kGatherMap;
       const bool head_ok = body.size() >= sizeof g && g.members >= 1 && g.members <= gather.size &&
-                           g.first_other >= -1 && g.first_other < gather.size;
+                           g.first_other >= -1 && g.first_other < gather.size && g.want == gather.want &&
+                           g.blob == gather.blob;
       const std::size_t members = head_ok ? static_cast<std::size_t>(g.members) : 0;
-      const std::size_t expected = sizeof g + (gather.list ? members * (sizeof(std::int32_t) + gather.blob) : 0);
-      if (!head_ok || body.size() != expected) {
+      const std::size_t listed = sizeof g + (list ? members * (sizeof(std::int32_t) + gather.blob) : 0);
+      std::int32_t runs = 0;
+      if (map && body.size() >= listed + sizeof runs) memcpy(&runs, body.data() + listed, sizeof runs);
+      const bool runs_ok = !map || (body.size() >= listed + sizeof runs && runs >= 1 && runs <= gather.size);
+      const std::size_t expected = listed + (map ? sizeof runs + (runs_ok ? runs : 0) * sizeof(GatherRun) : 0);
+      if (!head_ok || !runs_ok || body.size() != expected) {
         m.text = strprintf("an AllgatherResult of %zu bytes for a group of %d PEs (first outside: %d) in a job of %d, "
-                           "with %s of %zu-byte blobs", body.size(), g.members, g.first_other, gather.size,
-                           gather.list ? "a list" : "no list", gather.blob);
+                           "answering %u-byte blobs asking for %u, when this PE gave %zu-byte blobs asking for %u "
+                           "(GatherWant)", body.size(), g.members, g.first_other, gather.size, g.blob, g.want,
+                           gather.blob, gather.want);
         return m;
       }
       m.group = g;
-      if (gather.list) {
+      if (list) {
         m.pes.resize(members);
         memcpy(m.pes.data(), body.data() + sizeof g, members * sizeof(std::int32_t));
         for (std::size_t i = 0; i < members; ++i)
@@ -198,7 +206,25 @@ ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body,
             m.pes.clear();
             return m;
           }
-        m.text.assign(body.begin() + sizeof g + members * sizeof(std::int32_t), body.end());
+        m.text.assign(body.begin() + sizeof g + members * sizeof(std::int32_t), body.begin() + listed);
+      }
+      if (map) {
+        m.runs.resize(runs);
+        memcpy(m.runs.data(), body.data() + listed + sizeof runs, runs * sizeof(GatherRun));
+        // Runs cover the job in order; a group is named by its first PE, so
+        // it is a PE of a run that starts no later than this one.
+        for (std::int32_t i = 0; i < runs; ++i) {
+          const GatherRun& r = m.runs[i];
+          const bool ok = (i == 0 ? r.start == 0 : r.start > m.runs[i - 1].start) && r.start < gather.size &&
+                          r.group >= 0 && r.group <= r.start && (i == 0 || r.group != m.runs[i - 1].group);
+          if (!ok) {
+            m.text = strprintf("an AllgatherResult whose map of %d runs is not runs of the %d PEs in order, each "
+                               "naming a PE no later than its start (run %d: start %d, group %d)",
+                               runs, gather.size, i, r.start, r.group);
+            m.runs.clear();
+            return m;
+          }
+        }
       }
       m.kind = ServerMsg::AllgatherResult;
       return m;

@@ -63,26 +63,43 @@ struct HelloBody {
 // records by host key, so a PE receives its host's records and no other
 // (nothing per PE of the job: docs/ARCHITECTURE.md, "Starting a job"), and
 // checks that every PE agrees on a setting by giving the setting as the key
-// without a list: agreement is a group of every PE. Every PE of a round
-// gives a blob of the same size and the same list choice.
+// without a list: agreement is a group of every PE. A PE may also ask for
+// the map of every group: the job's PEs as runs of consecutive PEs of one
+// group, each run naming its group by the group's first PE. Init asks for
+// it with the host keys, so each PE knows every PE's host in as many runs
+// as the PE order changes host (one per host when PEs are placed host by
+// host), and teams learn their hosts from it without a word exchanged.
+// Every PE of a round gives a blob of the same size and the same choices.
+enum GatherWant : std::uint32_t {
+  kGatherCount = 0,  // my group's size and the first PE outside it
+  kGatherList = 1,   // and my group's PEs and blobs
+  kGatherMap = 2,    // and the runs of every group (with or without the list)
+};
 struct GatherHead {
   std::uint32_t key_len;
-  std::uint32_t list;  // 1: the group's PEs and blobs; 0: its size only
+  std::uint32_t want;  // GatherWant bits
 };
 struct GatherResultHead {
   std::int32_t members;      // PEs in my group, me included
   std::int32_t first_other;  // the smallest PE outside my group, or -1
+  std::uint32_t want;        // what the round asked for (GatherWant bits)
+  std::uint32_t blob;        // the round's blob size
+};
+// A map follows the list as an int32 count of runs, then the runs.
+struct GatherRun {
+  std::int32_t start;  // its first PE; the first run starts at PE 0, each later one after the last
+  std::int32_t group;  // the first PE of the group its PEs are in
 };
 constexpr std::uint32_t kMaxGatherKey = 256;
 
-/// The body of an Allgather.
-std::string gather_body(std::string_view key, bool list, const void* blob, std::size_t len);
+/// The body of an Allgather; `want` is GatherWant bits.
+std::string gather_body(std::string_view key, std::uint32_t want, const void* blob, std::size_t len);
 struct GatherRequest {
   std::string key;
-  bool list = false;
+  std::uint32_t want = kGatherCount;
   std::vector<char> blob;
 };
-/// An Allgather body: its key at most kMaxGatherKey bytes, `list` 0 or 1.
+/// An Allgather body: its key at most kMaxGatherKey bytes, `want` GatherWant bits.
 std::optional<GatherRequest> decode_gather(const std::vector<char>& body);
 
 /// Where and how to meet: an IPv4 address, a port and the cookie.
@@ -135,11 +152,12 @@ struct ServerMsg {
   std::int32_t pe = -1;     // GlobalExit: who called it; LookupResult: whose card
   GatherResultHead group{};         // AllgatherResult
   std::vector<std::int32_t> pes;    // AllgatherResult, listed: the group's PEs, ascending
+  std::vector<GatherRun> runs;      // AllgatherResult, mapped: every group's runs
 };
 /// What the client asked of an Allgather, to check its result against.
 struct GatherShape {
   std::size_t blob = 0;
-  bool list = false;
+  std::uint32_t want = kGatherCount;
   int size = 0;  // PEs in the job
 };
 ServerMsg decode_server_msg(const MsgHeader& hdr, const std::vector<char>& body, const GatherShape& gather = {});

@@ -52,9 +52,9 @@
 // (hier.cpp): the members of each host meet through shared memory at their
 // host's leader (its first member), and only the leaders talk across hosts,
 // so a host's data crosses the network once, not once per member. Each
-// member learns the team's hosts once, before the first collective of a
-// team that spans hosts (learn_hosts in coll.cpp: every member gives its
-// host's first member, one small fcollect). Leaders push to each other as
+// member learns the team's hosts once, before the team's first collective,
+// from init's map of the job's hosts (learn_hosts in coll.cpp; no message:
+// Runtime::host_of). Leaders push to each other as
 // members do (NOTE [pushed words]), on a second set of words indexed by
 // host (led[h]: host h's leader's pushes to me), so teams of any size over
 // up to kLeaderHosts hosts may go this way; only leaders write and read

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "coll/algorithm.hpp"
 #include "core/error.hpp"
@@ -277,28 +278,18 @@ void check_args(const Args& a, int n, int me, const char* group) {
 }
 
 // NOTE [host leaders]: before its first collective a team learns which of
-// its members share a host. Every member knows the PEs of its own host, so
-// it gives the first member of its host; on one host that is member 0 for
-// everyone, without a word exchanged.
-void learn_hosts(tilecomm_team& team, const char* call) {
-  std::vector<int> first(team.size, 0);
-  if (spans_hosts(team.start, team.stride, team.size)) {
-    std::int32_t mine = 0;
-    while (!g_runtime->local(team.world(mine))) ++mine;
-    std::vector<std::int32_t> all(team.size);
-    exchange(&team, &mine, sizeof mine, all.data(), call);
-    first.assign(all.begin(), all.end());
-  }
+// its members share a host, from init's map of the job's hosts
+// (Runtime::host_of), without a word exchanged. Hosts are numbered in the
+// order of their first members.
+void learn_hosts(tilecomm_team& team) {
   std::vector<int>& host = team.coll.host;
   std::vector<std::vector<int>>& members = team.coll.members;
+  std::unordered_map<int, int> number;  // a host's first PE in the job -> its number in the team
   host.assign(team.size, 0);
   for (int k = 0; k < team.size; ++k) {
-    if (first[k] == k) {  // a new host's first member (first[k] <= k)
-      host[k] = static_cast<int>(members.size());
-      members.emplace_back();
-    } else {
-      host[k] = host[first[k]];
-    }
+    const auto [it, fresh] = number.try_emplace(g_runtime->host_of(team.world(k)), static_cast<int>(members.size()));
+    if (fresh) members.emplace_back();
+    host[k] = it->second;
     members[host[k]].push_back(k);
     team.coll.widest = std::max(team.coll.widest, static_cast<int>(members[host[k]].size()));
   }
@@ -436,7 +427,7 @@ int run(tilecomm_team* team, const Args& a) {
     run_alone(a);
     return 0;
   }
-  if (team->coll.host.empty()) learn_hosts(*team, a.call);
+  if (team->coll.host.empty()) learn_hosts(*team);
   Group g(*team, a);
   execute(g);
   return 0;

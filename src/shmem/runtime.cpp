@@ -130,21 +130,24 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
     raise(ErrorCode::InvalidUsage, "TILECOMM_HOST_ID='%s' is longer than %u characters", cfg_.host_id.c_str(),
           bootstrap::kMaxGatherKey - 3);
   // Init's gathers are keyed (NOTE [keyed gathers]): a PE learns its host's
-  // segment keys and its machine's CPUs, and whether every PE agrees on the
-  // settings that must match; nothing per PE of the job.
-  auto gather = [&](const std::string& k, const void* blob, std::size_t len, bool list) {
-    if (client_) return client_->gather(k, blob, len, list, cfg_.bootstrap_timeout);
-    bootstrap::Client::Group alone{1, -1, {0}, {}};
-    if (list) alone.blobs.assign(static_cast<const char*>(blob), static_cast<const char*>(blob) + len);
+  // segment keys with the map of the job's hosts, its machine's CPUs, and
+  // whether every PE agrees on the settings that must match; no record of
+  // every PE of the job.
+  using bootstrap::kGatherList;
+  auto gather = [&](const std::string& k, const void* blob, std::size_t len, std::uint32_t want) {
+    if (client_) return client_->gather(k, blob, len, want, cfg_.bootstrap_timeout);
+    bootstrap::Client::Group alone{1, -1, {0}, {}, {{0, 0}}};
+    if (want & kGatherList) alone.blobs.assign(static_cast<const char*>(blob), static_cast<const char*>(blob) + len);
     return alone;
   };
   HostRecord mine{};
   mine.heap = shm_->register_segment(0, heap_);
   if (data_.size()) mine.data = shm_->register_segment(1, data_);
-  const bootstrap::Client::Group host = gather(key, &mine, sizeof mine, true);
+  bootstrap::Client::Group host = gather(key, &mine, sizeof mine, kGatherList | bootstrap::kGatherMap);
   local_.assign(n_pes_, 0);
   for (int pe : host.pes) local_[pe] = 1;
   spans_hosts_ = host.members < n_pes_;
+  hosts_ = std::move(host.runs);
   for (std::size_t i = 0; i < host.pes.size(); ++i) {
     if (host.pes[i] == my_pe_) continue;
     HostRecord peer;
@@ -163,7 +166,7 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   if (sched_getaffinity(0, sizeof set, &set) == 0)
     for (int c = 0; c < 1024 && c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &set)) cpu.cpu_mask[c / 64] |= std::uint64_t{1} << (c % 64);
-  const bootstrap::Client::Group machine = gather("machine:" + boot_id(), &cpu, sizeof cpu, true);
+  const bootstrap::Client::Group machine = gather("machine:" + boot_id(), &cpu, sizeof cpu, kGatherList);
   std::uint64_t any[16] = {};
   int cpus = 0;
   for (int i = 0; i < machine.members; ++i) {
@@ -180,13 +183,13 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   // whether UCX runs (between hosts it always does).
   const bool ucx = lists(cfg_, TransportKind::Ucx);
   const std::string settings = coll_settings(cfg_) + (spans_hosts_ ? "" : ucx ? " ucx" : " no-ucx");
-  const bootstrap::Client::Group agree = gather(settings, nullptr, 0, false);
+  const bootstrap::Client::Group agree = gather(settings, nullptr, 0, bootstrap::kGatherCount);
   if (agree.members < n_pes_) {
     // Every PE is in a group smaller than the job: all come here and gather
     // the settings themselves, for a message that shows both.
     char text[224] = {};
     snprintf(text, sizeof text, "%s", settings.c_str());
-    const bootstrap::Client::Group all = gather("settings", text, sizeof text, true);
+    const bootstrap::Client::Group all = gather("settings", text, sizeof text, kGatherList);
     raise(ErrorCode::InvalidUsage, "PE %d and PE %d differ in the collective settings (TILECOMM_COLL_SCRATCH, "
           "TILECOMM_COLL_LOAD_STORE, then TILECOMM_COLL_BROADCAST/COLLECT/FCOLLECT/ALLTOALL/ALLTOALLS/REDUCE/"
           "REDUCE_SCATTER/ALLTOALLV)%s: PE %d has %s and PE %d has %.*s; they decide the algorithms and must be "
@@ -202,11 +205,17 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   // oversubscribed when any machine is, the same on every PE: that
   // chooses algorithms.
   const bootstrap::Client::Group over = gather(machine_oversubscribed ? "oversubscribed" : "not oversubscribed",
-                                               nullptr, 0, false);
+                                               nullptr, 0, bootstrap::kGatherCount);
   oversubscribed_ = machine_oversubscribed || over.members < n_pes_;
   if (client_) client_->start_watcher(cfg_.abort_grace);
   used_slots_ = 0b11;  // slot 0: TEAM_WORLD, slot 1: TEAM_SHARED
   set_routes();
+}
+
+int Runtime::host_of(int pe) const {
+  auto run = std::upper_bound(hosts_.begin(), hosts_.end(), pe,
+                              [](int p, const bootstrap::GatherRun& r) { return p < r.start; });
+  return std::prev(run)->group;
 }
 
 Runtime::~Runtime() {

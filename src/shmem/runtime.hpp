@@ -145,6 +145,9 @@ class Runtime {
   /// World PE `pe` is on this host (its memory is mapped here); some PE is not.
   bool local(int pe) const { return local_[pe]; }
   bool spans_hosts() const { return spans_hosts_; }
+  /// The first PE of world PE `pe`'s host: PEs with the same answer share a
+  /// host (init's map of the job's hosts, NOTE [keyed gathers]).
+  int host_of(int pe) const;
   /// Atomic `op` on an 8-byte word of world PE `pe`: `word` is my own copy
   /// of it (a symmetric address); through the mapping on this host, else
   /// UCX. A transport failure ends the job naming `call`.
@@ -208,6 +211,7 @@ class Runtime {
   std::mutex slot_mutex_;
   std::uint64_t used_slots_ = 0;
   std::vector<char> local_;
+  std::vector<bootstrap::GatherRun> hosts_;  // every PE's host, as runs of PEs
   bool spans_hosts_ = false;
   bool oversubscribed_ = false;
 };

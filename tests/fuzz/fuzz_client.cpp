@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static bool once = (fuzz::silence_logs(), true);
   (void)once;
   if (size < 3) return 0;
-  const unsigned shape_bits = data[0] | data[1] << 8;
-  const GatherShape shape{shape_bits & 0x7fff, (shape_bits & 0x8000) != 0, data[2] ? data[2] : 1};
+  const unsigned shape_bits = data[0] | data[1] << 8;  // blob size in the low 14 bits, GatherWant in the top 2
+  const GatherShape shape{shape_bits & 0x3fff, shape_bits >> 14, data[2] ? data[2] : 1};
   const char* bytes = reinterpret_cast<const char*>(data + 3);
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return 0;
@@ -44,11 +44,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case ServerMsg::Welcome: FUZZ_CHECK(body.empty(), "Welcome with %zu bytes", body.size()); break;
       case ServerMsg::AllgatherResult: {
         const std::size_t members = static_cast<std::size_t>(m.group.members);
+        const bool list = shape.want & kGatherList, map = shape.want & kGatherMap;
         FUZZ_CHECK(m.group.members >= 1 && m.group.members <= shape.size &&
-                       body.size() == 8 + (shape.list ? members * (4 + shape.blob) : 0) &&
-                       m.pes.size() == (shape.list ? members : 0) && m.text.size() == (shape.list ? members * shape.blob : 0),
+                       body.size() == sizeof(GatherResultHead) + (list ? members * (4 + shape.blob) : 0) +
+                                          (map ? 4 + m.runs.size() * sizeof(GatherRun) : 0) &&
+                       m.pes.size() == (list ? members : 0) && m.text.size() == (list ? members * shape.blob : 0) &&
+                       (map ? !m.runs.empty() && m.runs.size() <= static_cast<std::size_t>(shape.size) : m.runs.empty()),
                    "a result of %zu bytes for %d PEs", body.size(), m.group.members);
         for (std::size_t k = 1; k < m.pes.size(); ++k) FUZZ_CHECK(m.pes[k - 1] < m.pes[k], "PEs not ascending");
+        for (std::size_t k = 0; k < m.runs.size(); ++k)
+          FUZZ_CHECK(m.runs[k].start < shape.size && m.runs[k].group <= m.runs[k].start &&
+                         (k ? m.runs[k - 1].start < m.runs[k].start : m.runs[k].start == 0),
+                     "run %zu (start %d, group %d) is not a run of the job in order", k, m.runs[k].start, m.runs[k].group);
         break;
       }
       case ServerMsg::GlobalExit: FUZZ_CHECK(body.size() == 8, "GlobalExit of %zu bytes", body.size()); break;

@@ -25,10 +25,15 @@ def gather(key=b"", blob=b"", listed=1):
     return struct.pack("<II", len(key), listed) + key + blob
 
 
-def group(pes, first_other=-1, blobs=b"", listed=True):
-    """An AllgatherResult body: the group's size and first PE outside it, then its PEs and blobs."""
-    out = struct.pack("<ii", len(pes), first_other)
-    return out + (struct.pack("<%di" % len(pes), *pes) + blobs if listed else b"")
+def group(pes, first_other=-1, blobs=b"", listed=True, runs=None):
+    """An AllgatherResult body: the group's size, first PE outside it, what the round asked
+    for and its blob size, then its PEs and blobs, then the map's runs (start, group)."""
+    want = (1 if listed else 0) | (2 if runs is not None else 0)
+    out = struct.pack("<iiII", len(pes), first_other, want, len(blobs) // len(pes))
+    out += struct.pack("<%di" % len(pes), *pes) + blobs if listed else b""
+    if runs is not None:
+        out += struct.pack("<i", len(runs)) + b"".join(struct.pack("<ii", *r) for r in runs)
+    return out
 
 
 def rec(op, data=b""):
@@ -53,6 +58,8 @@ def server_seeds():
         + rec(1, msg(ALLGATHER, blob)) + rec(2, hello(0, 2)),
         "job3_keyed_groups": bytes([3]) + three + rec(0, msg(ALLGATHER, gather(b"host a", b"0000")))
         + rec(1, msg(ALLGATHER, gather(b"host b", b"1111"))) + rec(2, msg(ALLGATHER, gather(b"host a", b"2222"))),
+        "job3_hosts_mapped": bytes([3]) + three + rec(0, msg(ALLGATHER, gather(b"host a", b"0000", listed=3)))
+        + rec(1, msg(ALLGATHER, gather(b"host b", b"1111", listed=3))) + rec(2, msg(ALLGATHER, gather(b"host a", b"2222", listed=3))),
         "job3_agreement": bytes([3]) + three + rec(0, msg(ALLGATHER, gather(b"same", listed=0)))
         + rec(1, msg(ALLGATHER, gather(b"other", listed=0))) + rec(2, msg(ALLGATHER, gather(b"same", listed=0))),
         "job2_list_disagrees": bytes([2]) + two + rec(0, msg(ALLGATHER, gather(listed=1)))
@@ -78,9 +85,9 @@ def server_seeds():
 
 
 def client_seeds():
-    def shape(blob, listed, size):
-        """The gather the client made: blob size, list flag, job size."""
-        return struct.pack("<HB", blob | (0x8000 if listed else 0), size)
+    def shape(blob, listed, size, mapped=False):
+        """The gather the client made: blob size, list and map flags, job size."""
+        return struct.pack("<HB", blob | (0x4000 if listed else 0) | (0x8000 if mapped else 0), size)
 
     none = shape(0, False, 1)
     return {
@@ -89,6 +96,9 @@ def client_seeds():
         "result": shape(4, True, 2) + msg(RESULT, group([0, 1], -1, bytes(range(8)))),
         "result_of_a_group": shape(2, True, 4) + msg(RESULT, group([1, 3], 0, b"abcd")),
         "result_unlisted": shape(0, False, 3) + msg(RESULT, group([0, 2], 1, listed=False)),
+        "result_mapped": shape(2, True, 4, True) + msg(RESULT, group([1, 3], 0, b"abcd", runs=[(0, 0), (1, 1), (2, 0), (3, 1)])),
+        "result_map_out_of_order": shape(0, False, 4, True)
+        + msg(RESULT, group([0, 1], 2, listed=False, runs=[(0, 0), (2, 2), (1, 0)])),
         "result_pes_not_ascending": shape(4, True, 2) + msg(RESULT, group([1, 0], -1, bytes(8))),
         "result_group_too_large": shape(0, False, 2) + msg(RESULT, group([0, 1, 2], -1, listed=False)),
         "result_wrong_length": shape(8, True, 1) + msg(RESULT, bytes(3)),

@@ -2,8 +2,8 @@
  * a ring of puts, an fcollect and a sum over every PE of the job, each
  * checked exactly; then PE 0 reports the job's init time (the slowest PE's
  * shmem_init) and the UCX endpoints the PEs made, which exist only towards
- * the peers a PE talked to (NOTE [ucx cards]): the ring and the collectives
- * touch every peer of another host. A failed check exits 1 naming it. */
+ * the peers a PE talked to (NOTE [ucx cards]): test_four_hosts.sh says
+ * which those are. A failed check exits 1 naming it. */
 #include <shmem.h>
 #include <shmemx.h>
 #include <stdint.h>

@@ -48,8 +48,8 @@ struct FakePe {
   }
   void send(Msg type, const void* p = nullptr, std::size_t n = 0) { ASSERT_TRUE(bs::send_msg(fd, type, p, n)); }
   /// An Allgather under `key` (NOTE [keyed gathers]).
-  void gather(std::string_view key, const void* p = nullptr, std::size_t n = 0, bool list = true) {
-    const std::string body = bs::gather_body(key, list, p, n);
+  void gather(std::string_view key, const void* p = nullptr, std::size_t n = 0, std::uint32_t want = bs::kGatherList) {
+    const std::string body = bs::gather_body(key, want, p, n);
     send(Msg::Allgather, body.data(), body.size());
   }
   void hello(const bs::Rendezvous& r, int rank, int size) {
@@ -87,10 +87,17 @@ bs::Server make_server(int size, int max_pending = 64, double hello_timeout_s = 
 // The body of the AllgatherResult a group of `pes` gets: its size, the
 // smallest PE outside it, and when listed its PEs and their `blobs`.
 std::string group_result(const std::vector<std::int32_t>& pes, std::int32_t first_other, const std::string& blobs,
-                         bool list = true) {
-  const bs::GatherResultHead head{static_cast<std::int32_t>(pes.size()), first_other};
+                         bool list = true, const std::vector<bs::GatherRun>* runs = nullptr) {
+  const std::uint32_t want = (list ? std::uint32_t{bs::kGatherList} : 0u) | (runs ? std::uint32_t{bs::kGatherMap} : 0u);
+  const bs::GatherResultHead head{static_cast<std::int32_t>(pes.size()), first_other, want,
+                                  static_cast<std::uint32_t>(blobs.size() / pes.size())};
   std::string s(reinterpret_cast<const char*>(&head), sizeof head);
   if (list) s += std::string(reinterpret_cast<const char*>(pes.data()), pes.size() * sizeof(std::int32_t)) + blobs;
+  if (runs) {
+    const auto count = static_cast<std::int32_t>(runs->size());
+    s += std::string(reinterpret_cast<const char*>(&count), sizeof count);
+    s += std::string(reinterpret_cast<const char*>(runs->data()), runs->size() * sizeof(bs::GatherRun));
+  }
   return s;
 }
 
@@ -195,7 +202,7 @@ TEST_F(TwoPeJob, AllgatherBlobIsBoundedBeforeItIsRead) {
   auto [type, text] = pe1.next();
   EXPECT_EQ(type, "Abort");
   EXPECT_NE(text.find("PE 0 (pid 1000 on fake) broke the bootstrap protocol: it sent a Allgather message of 41943040 "
-                      "bytes, more than the 33554688 bytes a job of 2 PEs allows"), std::string::npos) << text;
+                      "bytes, more than the 33554674 bytes a job of 2 PEs allows"), std::string::npos) << text;
 }
 
 TEST_F(TwoPeJob, EmptyAllgatherBlobs) {
@@ -222,11 +229,50 @@ TEST(BootstrapServer, GathersGroupPesByKey) {
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(pe[i].next(), std::make_pair(std::string("AllgatherResult"), i == 1 ? a : b)) << "PE " << i;
   // Agreement without a list: PE 3 differs.
-  for (int i = 0; i < 4; ++i) pe[i].gather(i == 3 ? "other" : "same", nullptr, 0, false);
+  for (int i = 0; i < 4; ++i) pe[i].gather(i == 3 ? "other" : "same", nullptr, 0, bs::kGatherCount);
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(pe[i].next(), std::make_pair(std::string("AllgatherResult"),
                                            i == 3 ? group_result({3}, 0, "", false) : group_result({0, 1, 2}, 3, "", false)))
         << "PE " << i;
+}
+
+// A gather may ask for the map of every group: runs of consecutive PEs of
+// one group, each named by its group's first PE (init's map of the hosts).
+TEST(BootstrapServer, MapsEveryGroupAsRunsOfPes) {
+  bs::Server server = make_server(6);
+  const bs::Rendezvous& r = server.rendezvous();
+  FakePe pe[6] = {FakePe(r), FakePe(r), FakePe(r), FakePe(r), FakePe(r), FakePe(r)};
+  for (int i = 0; i < 6; ++i) pe[i].join(r, i, 6);
+  const char* keys[6] = {"b", "b", "a", "b", "a", "a"};  // groups first at PEs 0 (b) and 2 (a)
+  for (int i = 0; i < 6; ++i) {
+    const std::int32_t blob = 10 + i;
+    pe[i].gather(keys[i], &blob, sizeof blob, bs::kGatherList | bs::kGatherMap);
+  }
+  const std::vector<bs::GatherRun> runs{{0, 0}, {2, 2}, {3, 0}, {4, 2}};
+  auto blobs = [](std::vector<std::int32_t> v) { return std::string(reinterpret_cast<char*>(v.data()), v.size() * 4); };
+  const std::string b = group_result({0, 1, 3}, 2, blobs({10, 11, 13}), true, &runs);
+  const std::string a = group_result({2, 4, 5}, 0, blobs({12, 14, 15}), true, &runs);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(pe[i].next(), std::make_pair(std::string("AllgatherResult"), keys[i][0] == 'b' ? b : a)) << "PE " << i;
+  // The client's decoder takes it, and refuses a map whose runs do not cover the job in order.
+  const bs::MsgHeader h{static_cast<std::uint32_t>(Msg::AllgatherResult), static_cast<std::uint32_t>(b.size())};
+  const bs::ServerMsg m = bs::decode_server_msg(h, std::vector<char>(b.begin(), b.end()),
+                                                bs::GatherShape{4, bs::kGatherList | bs::kGatherMap, 6});
+  ASSERT_EQ(m.kind, bs::ServerMsg::AllgatherResult) << m.text;
+  ASSERT_EQ(m.runs.size(), 4u);
+  EXPECT_EQ(m.runs[3].start, 4);
+  EXPECT_EQ(m.runs[3].group, 2);
+  for (const std::vector<bs::GatherRun>& bad : {std::vector<bs::GatherRun>{{1, 0}, {2, 2}},    // not from PE 0
+                                                std::vector<bs::GatherRun>{{0, 0}, {0, 0}},    // not ascending
+                                                std::vector<bs::GatherRun>{{0, 0}, {2, 3}},    // names a later PE
+                                                std::vector<bs::GatherRun>{{0, 0}, {3, 0}}}) {  // not a change of group
+    const std::string body = group_result({0, 1, 3}, 2, blobs({10, 11, 13}), true, &bad);
+    const bs::MsgHeader hb{static_cast<std::uint32_t>(Msg::AllgatherResult), static_cast<std::uint32_t>(body.size())};
+    const bs::ServerMsg w = bs::decode_server_msg(hb, std::vector<char>(body.begin(), body.end()),
+                                                  bs::GatherShape{4, bs::kGatherList | bs::kGatherMap, 6});
+    EXPECT_EQ(w.kind, bs::ServerMsg::Invalid);
+    EXPECT_NE(w.text.find("map of 2 runs"), std::string::npos) << w.text;
+  }
 }
 
 TEST_F(TwoPeJob, GatherWithAKeyLongerThanTheBoundIsDropped) {
@@ -240,13 +286,13 @@ TEST_F(TwoPeJob, GatherWithAKeyLongerThanTheBoundIsDropped) {
 }
 
 TEST_F(TwoPeJob, GathersThatDisagreeOnTheListAbortTheJob) {
-  pe0.gather("", nullptr, 0, true);
-  pe1.gather("", nullptr, 0, false);
+  pe0.gather("", nullptr, 0, bs::kGatherList);
+  pe1.gather("", nullptr, 0, bs::kGatherMap);
   for (FakePe* p : {&pe0, &pe1}) {
     auto [type, text] = p->next();
     EXPECT_EQ(type, "Abort");
-    EXPECT_NE(text.find("PEs disagree in a bootstrap allgather: PE 1 (pid 1001 on fake) sent 0 bytes without a list, "
-                        "the PEs before it 0 bytes asking for one"), std::string::npos) << text;
+    EXPECT_NE(text.find("PEs disagree in a bootstrap allgather: PE 1 (pid 1001 on fake) sent 0 bytes asking for a map, "
+                        "the PEs before it 0 bytes asking for a list"), std::string::npos) << text;
   }
 }
 
