@@ -10,6 +10,7 @@
 namespace tilecomm::transport::dma {
 namespace {
 constexpr long kSleepNs = 20 * 1000 * 1000;  // waiters re-check failure and timeout this often
+constexpr long kProgressNapNs = 50 * 1000;    // and progress UCX this often, in a job that uses it
 
 /// Waits until queue q has room for `need` more entries, handing the staged
 /// entries of every queue to the engine while it is full; false and `why`
@@ -66,12 +67,18 @@ Completion wait_complete(ChannelGroup& g, std::uint64_t seq) {
   }
   const double timeout = wait_timeout();
   const double deadline = timeout > 0 ? detail::now_seconds() + timeout : 0;
+  // Over UCX nothing reaches this PE while nobody progresses its worker
+  // (transport/ucx/ucx_transport.hpp): a waiter then sleeps in short naps and
+  // progresses between them, so peers' gets and atomics to this PE wait at
+  // most a nap for a long copy to finish.
+  const bool progresses = detail::g_progress.load(std::memory_order_relaxed) != nullptr;
   for (;;) {
+    if (progresses) progress();
     // Announce the sleeper first: the engine wakes only groups with sleepers.
     g.sleepers.fetch_add(1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     std::uint32_t w = g.wake.load(std::memory_order_seq_cst);
-    if (!g.complete(seq)) futex_wait(&g.wake, w, kSleepNs);
+    if (!g.complete(seq)) futex_wait(&g.wake, w, progresses ? kProgressNapNs : kSleepNs);
     g.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     if (g.complete(seq)) return Completion::Done;
     if (job_failed()) return Completion::PeerFailed;
