@@ -49,7 +49,8 @@
 // AllGatherMatmul, and with rank 0's term of the sum of the others.
 // None of them materialises the gathered or unreduced matrix where it need
 // not: AllGatherMatmul and AllGatherAdd read the peers' shards in place in
-// their windows; the Matmul* operators compute straight into the window, in
+// their windows, or, when every rank passes the same symmetric object as
+// its shard, in the peers' copies of it (nothing staged); the Matmul* operators compute straight into the window, in
 // row tiles the peers reduce as they complete (MatmulOptions::tiles).
 #pragma once
 

@@ -116,6 +116,22 @@ void stage(void* window, const void* src, std::size_t bytes) {
   coll::copy(window, src, bytes, coll::streaming(bytes));
 }
 
+std::uint64_t common_symmetric(const Executor& ex, const void* p, std::uint64_t bytes) {
+  const transport::ShmTransport& shm = shmem::g_runtime->shm();
+  tilecomm_team* team = ex.comm->team();
+  std::uint64_t mine = bytes ? shm.symmetric_id(p, bytes) : 0;
+  for (int r = 0; mine && r < team->size; ++r)
+    if (!shm.translate(p, bytes, team->world(r))) mine = 0;  // a rank whose copy is not mapped here
+  std::vector<std::uint64_t> all(team->size);
+  coll::exchange(team, &mine, sizeof mine, all.data(), call_of(ex.kind));
+  return std::all_of(all.begin(), all.end(), [&](std::uint64_t id) { return id == all[0]; }) ? all[0] : 0;
+}
+
+const std::uint8_t* rank_copy(const Executor& ex, std::uint64_t id, int r) {
+  const transport::ShmTransport& shm = shmem::g_runtime->shm();
+  return reinterpret_cast<const std::uint8_t*>(shm.translate(shm.symmetric_address(id), ex.comm->team()->world(r)));
+}
+
 namespace {
 
 using Kind = Executor::Kind;

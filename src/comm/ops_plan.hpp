@@ -20,6 +20,13 @@ Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_siz
 /// [staging stores] in ops.cpp).
 void stage(void* window, const void* src, std::size_t bytes);
 
+/// The symmetric id of [p, p + bytes) if every rank of ex's communicator
+/// passed the same symmetric range and every rank's copy is mapped here,
+/// else 0; one exchange among the ranks (NOTE [inputs in place] in ops.cpp).
+std::uint64_t common_symmetric(const Executor& ex, const void* p, std::uint64_t bytes);
+/// Rank r's copy of the symmetric range common_symmetric() named `id`.
+const std::uint8_t* rank_copy(const Executor& ex, std::uint64_t id, int r);
+
 inline bool is_half(DataType t) { return t == DataType::Fp16 || t == DataType::Bf16; }
 
 /// Areas of a window start on a cache line.

@@ -566,6 +566,106 @@ TEST(Fused, APlanRunsAgainOnNewValuesInItsBuffers) {
   comm.destroy();
 }
 
+// Shards every rank passes as the same symmetric object are read in place
+// in the peers' copies: nothing is staged (the window keeps its bytes), the
+// results are exact, and across back-to-back runs, each rank rewriting its
+// shard as soon as its call returns after a random delay, no reader ever
+// sees the next run's values (the owner returns only once its readers are
+// done) or the previous run's (a reader waits for the owner's announcement).
+TEST(Fused, SymmetricShardsAreReadInPlaceRunAfterRun) {
+  Comm comm = Comm::world(window(4 << 10));  // the larger shapes run in rounds
+  const int me_ = comm.rank(), n = comm.size();
+  std::mt19937 delays(104729u * static_cast<unsigned>(me_) + 11u);
+  auto nap = [&] {
+    if (delays() % 2) std::this_thread::sleep_for(std::chrono::microseconds(delays() % 400));
+  };
+  std::uint64_t salt = 70000;
+  for (DataType t : kMatmulTypes)
+    for (MatmulShape shape : {MatmulShape{3, 7, 33}, MatmulShape{65, 33, 7}})
+      for (int tiles : {0, 3}) {
+        const Call c{Fused::AllGatherMatmul, t, shape, true, true, tiles};
+        Inputs in(t, shape, n, ++salt);
+        const std::size_t bytes = shape.m * shape.k * ops::size_of(t);
+        auto* x1 = static_cast<std::uint8_t*>(shmem_malloc(bytes));
+        Buf x2 = matrix_x2(c, in, me_), bias = vector_bias(c, in, me_);
+        Buf y(t, y_rows(c, n) * shape.n), gathered(t, n * shape.m * shape.k);
+        std::copy_n(matrix_x1(c, in, me_).bytes.begin(), bytes, x1);
+        std::uint8_t* const win = comm.window(me_).data;
+        std::memset(win, 0x5a, 4 << 10);
+        ops::Executor ex;
+        MatmulOptions opt;
+        opt.tiles = tiles;
+        const auto ws = ops::AllGatherMatmulGetWorkspaceSize(comm, x1, x2.data(), bias.data(), y.data(),
+                                                             gathered.data(), shape, t, &ex, opt);
+        std::vector<std::uint8_t> w(ws);
+        shmem_barrier_all();  // every rank's first shard is written
+        for (int run = 0; run < 6; ++run) {
+          nap();
+          ops::AllGatherMatmul(w.data(), ws, &ex);
+          const Inputs was = in;
+          in.salt += 1000;  // the next run's values, written at once
+          std::copy_n(matrix_x1(c, in, me_).bytes.begin(), bytes, x1);
+          std::copy_n(matrix_x2(c, in, me_).bytes.begin(), x2.bytes.size(), x2.bytes.begin());  // same buffers
+          std::copy_n(vector_bias(c, in, me_).bytes.begin(), bias.bytes.size(), bias.bytes.begin());
+          EXPECT_NE(ex.symmetric_input, 0u);
+          EXPECT_EQ(std::count(win, win + (4 << 10), 0x5a), 4 << 10) << "the window was written";
+          EXPECT_TRUE(compare(describe(c, n) + ", symmetric x1, run " + std::to_string(run), y, reference(c, was, me_),
+                              was.exact, shape.n));
+          EXPECT_EQ(gather_errors(gathered, c, was), 0u) << describe(c, n) << ", run " << run;
+        }
+        shmem_barrier_all();
+        shmem_free(x1);
+      }
+  for (DataType t : kTypes)
+    for (std::uint64_t count : {1, 1001, 5000}) {
+      auto* a = static_cast<std::uint8_t*>(shmem_malloc(count * ops::size_of(t)));
+      Buf b(t, n * count), c(t, n * count), a0(t, count);
+      auto fill = [&](std::uint64_t k) {
+        for (std::size_t i = 0; i < count; ++i) a0.set(i, add_a(k, me_, i));
+        std::copy_n(a0.bytes.begin(), count * ops::size_of(t), a);
+      };
+      fill(++salt);
+      for (std::size_t j = 0; j < n * count; ++j) b.set(j, add_b(0, me_, j));
+      ops::Executor ex;
+      const auto ws = ops::AllGatherAddGetWorkspaceSize(comm, a, b.data(), c.data(), count, t, &ex);
+      std::vector<std::uint8_t> w(ws);
+      shmem_barrier_all();
+      for (int run = 0; run < 6; ++run) {
+        nap();
+        ops::AllGatherAdd(w.data(), ws, &ex);
+        const std::uint64_t was = salt;
+        fill(++salt);  // the next run's values, written at once
+        EXPECT_NE(ex.symmetric_input, 0u);
+        std::size_t bad = 0;
+        for (int r = 0; r < n; ++r)
+          for (std::size_t i = 0; i < count; ++i)
+            bad += c.at(r * count + i) != wrapped(t, add_a(was, r, i) + add_b(0, me_, r * count + i));
+        EXPECT_EQ(bad, 0u) << "AllGatherAdd " << ops::name_of(t) << " count=" << count << ", symmetric a, run " << run;
+      }
+      shmem_barrier_all();
+      shmem_free(a);
+    }
+  // A shard inside this rank's own output (a = c, the same object on every
+  // rank) is staged: the rank writes c while peers would still read a.
+  const std::uint64_t count = 3000;
+  auto* c = static_cast<std::int32_t*>(shmem_malloc(n * count * sizeof(std::int32_t)));
+  std::vector<std::int32_t> b(n * count, 1);
+  for (std::uint64_t i = 0; i < count; ++i) c[i] = static_cast<std::int32_t>(1000 * me_ + i);
+  ops::Executor ex;
+  ops::AllGatherAddGetWorkspaceSize(comm, c, b.data(), c, count, DataType::Int32, &ex);
+  std::vector<std::uint8_t> w(ex.workspace);
+  shmem_barrier_all();
+  ops::AllGatherAdd(w.data(), w.size(), &ex);
+  EXPECT_EQ(ex.symmetric_input, 0u);
+  std::size_t bad = 0;
+  for (int r = 0; r < n; ++r)
+    for (std::uint64_t i = 0; i < count; ++i) bad += c[r * count + i] != static_cast<std::int32_t>(1000 * r + i + 1);
+  EXPECT_EQ(bad, 0u) << "AllGatherAdd with a = c";
+  shmem_barrier_all();
+  shmem_free(c);
+  comm.destroy();
+}
+
 TEST(Fused, TwoHundredBackToBackCallsOnRandomShapesWithRandomDelays) {
   // 8 KiB windows: the larger calls run in rounds. The calls are the same on
   // every rank (one seed); the delays before them differ (a seed per rank).

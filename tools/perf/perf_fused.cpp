@@ -13,7 +13,12 @@
 //
 // The cases (operator, type, shape, data) are those of fused_cases.h, which
 // bench/mpi_fused.c measures too (the unfused work through OpenMPI and
-// OpenBLAS); bench/compare-fused sets the three side by side. The
+// OpenBLAS); bench/compare-fused sets the three side by side. The inputs
+// are ordinary memory; AllGatherAdd and AllGatherMatmul run a second time
+// with their input (a, x1) in the symmetric heap, the same object on every
+// rank, which both variants then read in place (the fused operator reads
+// the peers' shards where they lie, the AllGather operator is the library's
+// fcollect): lines NAME/sym/VARIANT. The
 // communication alone is the unfused variant's collective operator on the
 // same bytes: its share of the unfused time is what fusing can hide at best.
 //
@@ -24,7 +29,7 @@
 //
 // Prints on PE 0, per case, the median time per call of each variant, the
 // ratio fused / unfused and the communication's share of the unfused time;
-// with --csv the lines NAME/fused, NAME/unfused and NAME/comm (metric), the
+// with --csv the lines NAME[/sym]/fused, .../unfused and .../comm (metric), the
 // bytes each rank hands to the collective (size), the microseconds (value).
 // After the timed repetitions, the fused result is compared with the unfused
 // one element by element, and the unfused one with the exact values
@@ -36,8 +41,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include <tilecomm/ops.hpp>
@@ -63,28 +70,42 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// `count` elements of a case's type, in ordinary memory.
+// `count` elements of a case's type, in ordinary memory or, `symmetric`,
+// in the symmetric heap (shmem_malloc: collective, as every rank builds the
+// same cases in the same order).
 class Buffer {
  public:
-  Buffer(ops::DataType type, std::size_t count) : type_(type), bytes_(count * ops::size_of(type)) {}
-  void* data() { return bytes_.data(); }
-  float* f32() { return reinterpret_cast<float*>(bytes_.data()); }
-  std::size_t count() const { return bytes_.size() / ops::size_of(type_); }
+  Buffer(ops::DataType type, std::size_t count, bool symmetric = false)
+      : type_(type), count_(count), sym_(symmetric ? shmem_malloc(count * ops::size_of(type)) : nullptr),
+        bytes_(symmetric ? 0 : count * ops::size_of(type)) {
+    if (symmetric && count && !sym_) throw std::runtime_error("shmem_malloc of a case's input failed; raise SHMEM_SYMMETRIC_SIZE");
+  }
+  ~Buffer() {
+    if (sym_) shmem_free(sym_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* data() { return sym_ ? sym_ : bytes_.data(); }
+  const void* data() const { return sym_ ? sym_ : bytes_.data(); }
+  float* f32() { return static_cast<float*>(data()); }
+  std::size_t count() const { return count_; }
   double at(std::size_t i) const {
-    return type_ == ops::DataType::Bf16 ? ops::bf16_to_float(reinterpret_cast<const std::uint16_t*>(bytes_.data())[i])
-                                        : reinterpret_cast<const float*>(bytes_.data())[i];
+    return type_ == ops::DataType::Bf16 ? ops::bf16_to_float(static_cast<const std::uint16_t*>(data())[i])
+                                        : static_cast<const float*>(data())[i];
   }
   // Element i of operand `which` on rank `rank` (fused_value), for every i.
   void fill(int which, int rank) {
     for (std::size_t i = 0; i < count(); ++i) {
       const float v = fused_value(which, rank, i);
-      if (type_ == ops::DataType::Bf16) reinterpret_cast<std::uint16_t*>(bytes_.data())[i] = ops::float_to_bf16(v);
+      if (type_ == ops::DataType::Bf16) static_cast<std::uint16_t*>(data())[i] = ops::float_to_bf16(v);
       else f32()[i] = v;
     }
   }
 
  private:
   ops::DataType type_;
+  std::size_t count_;
+  void* sym_;
   std::vector<std::byte> bytes_;
 };
 
@@ -103,7 +124,7 @@ void add_bias(float* y, const float* bias, std::size_t rows, std::size_t n) {
 // variants. x1 is a or x1, x2 is b or x2; tmp is the gathered input or the
 // unreduced product.
 struct Case {
-  Case(tilecomm::Comm& comm, const fused_case& c);
+  Case(tilecomm::Comm& comm, const fused_case& c, bool symmetric);
   Case(const Case&) = delete;  // the plans and the variants point into it
   Case& operator=(const Case&) = delete;
   fused_case c;
@@ -125,10 +146,10 @@ std::size_t tmp_count(const fused_case& c, int size) {
   }
 }
 
-Case::Case(tilecomm::Comm& comm, const fused_case& fc)
+Case::Case(tilecomm::Comm& comm, const fused_case& fc, bool symmetric)
     : c(fc),
       type(fc.type == FUSED_BF16 ? ops::DataType::Bf16 : ops::DataType::Fp32),
-      x1(type, x1_count(fc)),
+      x1(type, x1_count(fc), symmetric),
       x2(type, x2_count(fc, comm.size())),
       bias(type, fc.op == FUSED_ALLGATHER_ADD ? 0 : fc.n),
       tmp(type, tmp_count(fc, comm.size())),
@@ -278,15 +299,19 @@ extern "C" int tc_perf_fused(int quick, int csv, int reps) {
                   "median of %d interleaved repetitions)\n"
                   "shape: AllGatherAdd elements per rank, matmuls m x k x n per rank (fused_cases.h); "
                   "comm share = comm / unfused\n"
-                  "%-19s %-5s %-14s %11s %11s %8s %11s %6s %10s\n", size, blas_threads ? blas_threads : "(unset)",
-                  reps, "operator", "type", "shape", "fused us", "unfused us", "ratio", "comm us", "share",
+                  "%-19s %-5s %-14s %-9s %11s %11s %8s %11s %6s %10s\n", size, blas_threads ? blas_threads : "(unset)",
+                  reps, "operator", "type", "shape", "input", "fused us", "unfused us", "ratio", "comm us", "share",
                   "max|diff|");
     }
     bool bad = false;
-    for (int ci = 0; ci < FUSED_NCASES; ++ci) {
-      Case k(comm, fused_cases[ci]);
+    for (int run = 0; run < 2 * FUSED_NCASES; ++run) {
+      const fused_case& fc = fused_cases[run / 2];
+      const bool sym = run % 2;  // the gathering operators again, their input symmetric (read in place)
+      if (sym && fc.op != FUSED_ALLGATHER_ADD && fc.op != FUSED_ALLGATHER_MATMUL) continue;
+      Case k(comm, fc, sym);
       char name[96];
       fused_name(&k.c, name, sizeof name);
+      if (sym) std::strncat(name, "/sym", sizeof name - std::strlen(name) - 1);
       for (auto& run : k.run) run();  // warm-up: caches, page faults, the plans' first rounds
       // Calls per repetition: from one timed unfused call, agreed on PE 0's.
       shmem_barrier_all();
@@ -314,9 +339,9 @@ extern "C" int tc_perf_fused(int quick, int csv, int reps) {
                     bytes, unfused_us, name, bytes, comm_us);
       } else {
         char shape[64];
-        std::printf("%-19s %-5s %-14s %11.1f %11.1f %8.3f %11.1f %5.0f%% %10.3g\n", fused_op_name[k.c.op],
-                    fused_type_name[k.c.type], fused_shape(&k.c, shape, sizeof shape), fused_us, unfused_us, fused_us / unfused_us, comm_us,
-                    100.0 * comm_us / unfused_us, max_diff);
+        std::printf("%-19s %-5s %-14s %-9s %11.1f %11.1f %8.3f %11.1f %5.0f%% %10.3g\n", fused_op_name[k.c.op],
+                    fused_type_name[k.c.type], fused_shape(&k.c, shape, sizeof shape), sym ? "symmetric" : "private",
+                    fused_us, unfused_us, fused_us / unfused_us, comm_us, 100.0 * comm_us / unfused_us, max_diff);
       }
       std::fflush(stdout);
     }
