@@ -20,7 +20,7 @@
 #include "stranger.hpp"
 
 static long never;         /* nobody writes it: a wait on it ends only when the job fails */
-static long arrived;       /* the PEs that will block announce themselves on the one that fails */
+static long announced[1024]; /* PE k sets element k on the PE that fails, before it blocks */
 static long lock_var;      /* the lock of the lock scenarios */
 static long put_target;    /* a symmetric put target */
 
@@ -53,16 +53,32 @@ static void wait_forever(void) {
   unexpected("shmem_long_wait_until on a variable nobody writes returned");
 }
 
+/* This PE tells `target` it is about to block. A put, not an atomic: a put
+ * is done once sent, while an atomic over UCX waits for the target's reply,
+ * which a target that dies right after seeing the announcement may never
+ * send (the announcing PE would then fail in the atomic, not where the
+ * scenario has it block). */
+static void announce(int target) {
+  if (shmem_n_pes() > 1024) unexpected("more PEs than the announcement slots (1024)");
+  shmem_long_p(&announced[shmem_my_pe()], 1, target);
+}
+
+/* On the PE every other PE announces itself to: returns once all have. */
+static void await_announcements(void) {
+  for (int k = 0; k < shmem_n_pes(); ++k)
+    if (k != shmem_my_pe()) shmem_long_wait_until(&announced[k], SHMEM_CMP_EQ, 1);
+}
+
 /* Every PE but `failing` announces itself on `failing` and blocks in
  * shmem_long_wait_until; `failing` returns once all have announced
  * themselves, i.e. once they are in the wait or about to call it, with no
  * other blocking call in between. */
 static void others_wait_forever(int failing) {
   if (shmem_my_pe() != failing) {
-    shmem_long_atomic_inc(&arrived, failing);
+    announce(failing);
     wait_forever();
   }
-  shmem_long_wait_until(&arrived, SHMEM_CMP_EQ, shmem_n_pes() - 1);
+  await_announcements();
 }
 
 static void barrier_forever(void) {
@@ -142,19 +158,19 @@ static int exit_after_finalize(void) {
 }
 
 /* 5: argv[2] = the PE that takes the lock and dies holding it; the others
- * announce themselves on the holder (shmem_long_atomic_inc) and then block in
+ * announce themselves on the holder (announce) and then block in
  * shmem_set_lock. The holder dies once every other PE has announced itself. */
 static int lock_holder_dies(int holder) {
   shmem_init();
-  int me = shmem_my_pe(), n = shmem_n_pes();
+  const int me = shmem_my_pe();
   if (me == holder) shmem_set_lock(&lock_var);
   shmem_barrier_all(); /* the holder has the lock */
   if (me == holder) {
-    shmem_long_wait_until(&arrived, SHMEM_CMP_EQ, n - 1);
+    await_announcements();
     say("helper: PE %d holds the lock and dies\n", me);
     raise(SIGKILL);
   }
-  shmem_long_atomic_inc(&arrived, holder);
+  announce(holder);
   shmem_set_lock(&lock_var);
   unexpected("shmem_set_lock returned although the holder died with the lock");
   return 0;
