@@ -29,6 +29,12 @@
 //   AllToAll       output[r * count + i] = input of rank r [me * count + i]
 //   AllToAllV      as AllToAll with counts[s * size() + d] elements from s to d
 //
+// An output may share bytes with its rank's input only as the input itself
+// (AllReduce; Reduce and Broadcast on the root; AllToAll) or in the in-place
+// layouts input == output + rank * count (AllGather) and output == input +
+// rank * count (ReduceScatter); the planner refuses any other overlap (an
+// AllToAllV's buffers must be disjoint).
+//
 // Types: int8, int16, int32, int64, fp16, bf16 (reductions accumulate in
 // fp32 and round once, to nearest even), fp32, fp64. Integer sums and
 // products wrap; reductions combine the ranks in rank order, so every rank

@@ -192,6 +192,8 @@ std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
   }
 }
 
+void check_aliasing(const Executor& ex, const CommArgs& a);
+
 std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
                    DataType dtype) {
   const char* call = call_of(kind);
@@ -221,6 +223,7 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
           "element of %s per rank for this operator; use a larger window", call,
           static_cast<unsigned long long>(a.windowBytes), name_of(dtype));
+  if (kind != Kind::AllToAllV) check_aliasing(planned, a);  // AllToAllV's planner checks its own
   *ex = std::move(planned);
   return ex->workspace;  // the collective operators work in the windows
 }
@@ -291,8 +294,39 @@ std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
   }
 }
 
-// Whether symmetric ranges [x, x + xb) and [y, y + yb) share a byte.
+// Whether ranges [x, x + xb) and [y, y + yb) share a byte.
 bool overlap(std::uint64_t x, std::uint64_t xb, std::uint64_t y, std::uint64_t yb) { return x < y + yb && y < x + xb; }
+
+// NOTE [aliased buffers] An output that shares bytes with its rank's input
+// is accepted only in the layouts every round of a call keeps right: the
+// input itself (AllReduce; Reduce and Broadcast on the root; AllToAll),
+// the rank's own slot of the output (AllGather: input == output + rank *
+// count) or of the input (ReduceScatter: output == input + rank * count).
+// Any other overlap would have a round overwrite input a later round still
+// reads, so the planner refuses it.
+void check_aliasing(const Executor& ex, const CommArgs& a) {
+  const bool rooted = ex.kind == Kind::Reduce || ex.kind == Kind::Broadcast;
+  if (!ex.count || (rooted && a.rank != ex.root)) return;  // a non-root's buffer of these is not both read and written
+  const auto in = reinterpret_cast<std::uint64_t>(ex.input), out = reinterpret_cast<std::uint64_t>(ex.output);
+  const std::uint64_t in_bytes = input_bytes(ex, a, a.rank), out_bytes = output_bytes(ex, a, a.rank);
+  if (!overlap(in, in_bytes, out, out_bytes)) return;
+  const std::uint64_t slot = static_cast<std::uint64_t>(a.rank) * ex.count * size_of(ex.dtype);
+  switch (ex.kind) {
+    case Kind::AllReduce: case Kind::Reduce: case Kind::Broadcast: case Kind::AllToAll:
+      if (in == out) return;
+      break;
+    case Kind::AllGather: if (in == out + slot) return; break;
+    case Kind::ReduceScatter: if (out == in + slot) return; break;
+    default: break;
+  }
+  const char* allowed = ex.kind == Kind::AllGather       ? "input == output + rank * count"
+                        : ex.kind == Kind::ReduceScatter ? "output == input + rank * count"
+                                                         : "output == input";
+  raise(ErrorCode::InvalidUsage, "%s: output [%p, +%llu bytes) partly overlaps input [%p, +%llu bytes) on rank %d; "
+        "pass disjoint buffers or the in-place layout (%s)", call_of(ex.kind), ex.output,
+        static_cast<unsigned long long>(out_bytes), ex.input, static_cast<unsigned long long>(in_bytes), a.rank,
+        allowed);
+}
 
 // The library kind that serves ex in one call straight into its output, or
 // nullopt where the result goes through the window.

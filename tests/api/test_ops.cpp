@@ -272,6 +272,42 @@ TEST(Ops, InputsLargerThanTheWindowRunInRounds) {
   comm.destroy();
 }
 
+// The in-place layouts (NOTE [aliased buffers]) in private memory, over
+// many rounds of a small window: each round's writes land only on input
+// that this or an earlier round already read.
+TEST(Ops, InPlaceLayoutsRunInRounds) {
+  Comm comm = Comm::world(window(1024));
+  const int n = comm.size(), me_ = comm.rank();
+  const std::size_t count = 777;
+  std::vector<std::int32_t> buf(n * count);
+  auto value = [](int rank, std::size_t i) { return static_cast<std::int32_t>(rank * 100000 + i); };
+  ops::Executor ex;
+  for (std::size_t i = 0; i < count; ++i) buf[me_ * count + i] = value(me_, i);  // AllGather: in = my slot
+  ops::AllGatherGetWorkspaceSize(comm, &buf[me_ * count], buf.data(), count, DataType::Int32, &ex);
+  ops::AllGather(nullptr, 0, &ex);
+  for (int r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(buf[r * count + i], value(r, i)) << "AllGather " << r << " " << i;
+  for (std::size_t j = 0; j < n * count; ++j) buf[j] = value(me_, j);  // ReduceScatter: out = my slot
+  ops::ReduceScatterGetWorkspaceSize(comm, buf.data(), &buf[me_ * count], count, DataType::Int32, ReduceOp::Sum, &ex);
+  ops::ReduceScatter(nullptr, 0, &ex);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int32_t sum = 0;
+    for (int r = 0; r < n; ++r) sum += value(r, me_ * count + i);
+    ASSERT_EQ(buf[me_ * count + i], sum) << "ReduceScatter " << i;
+  }
+  for (std::size_t i = 0; i < count; ++i) buf[i] = value(me_, i);  // AllReduce: out = in
+  ops::AllReduceGetWorkspaceSize(comm, buf.data(), buf.data(), count, DataType::Int32, ReduceOp::Max, &ex);
+  ops::AllReduce(nullptr, 0, &ex);
+  for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(buf[i], value(n - 1, i)) << "AllReduce " << i;
+  for (std::size_t j = 0; j < n * count; ++j) buf[j] = value(me_, j);  // AllToAll: out = in
+  ops::AllToAllGetWorkspaceSize(comm, buf.data(), buf.data(), count, DataType::Int32, &ex);
+  ops::AllToAll(nullptr, 0, &ex);
+  for (int r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < count; ++i)
+      ASSERT_EQ(buf[r * count + i], value(r, me_ * count + i)) << "AllToAll " << r << " " << i;
+  comm.destroy();
+}
+
 TEST(Ops, StridedSubTeamCommunicators) {
   shmem_team_t evens = SHMEM_TEAM_INVALID, odds = SHMEM_TEAM_INVALID;
   shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes() + 1) / 2, nullptr, 0, &evens);
@@ -463,24 +499,26 @@ TEST(Ops, FailedPlansAndAliasedBuffers) {
   for (std::size_t i = 0; i < kCount; ++i)
     EXPECT_EQ(out[i], static_cast<std::int32_t>(n * (me_ * kCount + i) + n * (n - 1) / 2)) << i;
   // AllReduce in place: the output is the symmetric input, on every rank,
-  // reduced by the library straight in it (the window untouched); an
-  // output overlapping the input otherwise stages the result.
-  for (std::int32_t* target : {sym, sym + 1}) {
-    for (std::size_t i = 0; i < kCount + 1; ++i) sym[i] = static_cast<std::int32_t>(me_ + i);
-    std::uint8_t* const win = comm.window(me_).data;
-    std::memset(win, 0x5a, 64);
-    ops::AllReduceGetWorkspaceSize(comm, sym, target, kCount, DataType::Int32, ReduceOp::Sum, &ex);
-    shmem_barrier_all();  // every rank's input is written
-    ops::AllReduce(nullptr, 0, &ex);
-    EXPECT_NE(ex.symmetric_input, 0u);
-    EXPECT_EQ(ex.in_place != nullptr, target == sym);
-    if (target == sym) {
-      EXPECT_EQ(std::count(win, win + 64, 0x5a), 64);
-    }
-    for (std::size_t i = 0; i < kCount; ++i)
-      EXPECT_EQ(target[i], static_cast<std::int32_t>(n * i + n * (n - 1) / 2)) << i;
-    shmem_barrier_all();  // nobody reads sym any more
-  }
+  // reduced by the library straight in it (the window untouched).
+  for (std::size_t i = 0; i < kCount; ++i) sym[i] = static_cast<std::int32_t>(me_ + i);
+  std::uint8_t* const win = comm.window(me_).data;
+  std::memset(win, 0x5a, 64);
+  ops::AllReduceGetWorkspaceSize(comm, sym, sym, kCount, DataType::Int32, ReduceOp::Sum, &ex);
+  shmem_barrier_all();  // every rank's input is written
+  ops::AllReduce(nullptr, 0, &ex);
+  EXPECT_NE(ex.symmetric_input, 0u);
+  EXPECT_NE(ex.in_place, nullptr);
+  EXPECT_EQ(std::count(win, win + 64, 0x5a), 64);
+  for (std::size_t i = 0; i < kCount; ++i) EXPECT_EQ(sym[i], static_cast<std::int32_t>(n * i + n * (n - 1) / 2)) << i;
+  shmem_barrier_all();  // nobody reads sym any more
+  // Outputs that partly overlap the input are refused (NOTE [aliased buffers]).
+  EXPECT_THAT(error_of([&] { ops::AllReduceGetWorkspaceSize(comm, sym, sym + 1, kCount, DataType::Int32,
+                                                             ReduceOp::Sum, &ex); }),
+              HasSubstr("partly overlaps input"));
+  EXPECT_THAT(error_of([&] { ops::AllGatherGetWorkspaceSize(comm, sym + 1, sym, kCount, DataType::Int32, &ex); }),
+              HasSubstr("in-place layout (input == output + rank * count)"));
+  EXPECT_THAT(error_of([&] { ops::AllToAllGetWorkspaceSize(comm, sym, sym + 1, kCount, DataType::Int32, &ex); }),
+              HasSubstr("partly overlaps"));
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(n) * n, 1);
   EXPECT_THAT(error_of([&] { ops::AllToAllVGetWorkspaceSize(comm, sym, sym + n - 1, counts.data(), DataType::Int32, &ex); }),
               HasSubstr("overlap"));
