@@ -288,7 +288,7 @@ class Group {
     return reinterpret_cast<T*>(shm_.translate(local, world(member)));
   }
   transport::ShmTransport& shm_;
-  bool spans_hosts_ = false;  // some member is on another host (computed once per call)
+  bool spans_hosts_ = false;  // some member is on another host
   bool direct_ = false;  // load/store on every member (NOTE [transport verbs]); always for a Region
   bool local_direct_ = false;  // load/store on the members of this host
   tilecomm_team* team_ = nullptr;
@@ -302,6 +302,9 @@ class Group {
 
 /// Some of the PEs start + k * stride (k < size) are on another host.
 bool spans_hosts(int start, int stride, int size);
+/// Fills team.coll's per-host member lists (NOTE [host leaders]); a team
+/// Group does it before the team's first collective.
+void learn_hosts(tilecomm_team& team);
 
 /// Where an algorithm's bytes pass on their way to the readers.
 enum class Staging : std::uint8_t {

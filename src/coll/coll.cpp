@@ -277,24 +277,6 @@ void check_args(const Args& a, int n, int me, const char* group) {
   }
 }
 
-// NOTE [host leaders]: before its first collective a team learns which of
-// its members share a host, from init's map of the job's hosts
-// (Runtime::host_of), without a word exchanged. Hosts are numbered in the
-// order of their first members.
-void learn_hosts(tilecomm_team& team) {
-  std::vector<int>& host = team.coll.host;
-  std::vector<std::vector<int>>& members = team.coll.members;
-  std::unordered_map<int, int> number;  // a host's first PE in the job -> its number in the team
-  host.assign(team.size, 0);
-  for (int k = 0; k < team.size; ++k) {
-    const auto [it, fresh] = number.try_emplace(g_runtime->host_of(team.world(k)), static_cast<int>(members.size()));
-    if (fresh) members.emplace_back();
-    host[k] = it->second;
-    members[host[k]].push_back(k);
-    team.coll.widest = std::max(team.coll.widest, static_cast<int>(members[host[k]].size()));
-  }
-}
-
 // A call of one PE: the whole job is this PE.
 void run_alone(const Args& a) {
   const std::size_t bytes = a.count * a.elem;
@@ -401,6 +383,24 @@ void execute(Group& g) {
 
 }  // namespace
 
+// NOTE [host leaders]: before its first collective a team learns which of
+// its members share a host, from init's map of the job's hosts
+// (Runtime::host_of), without a word exchanged. Hosts are numbered in the
+// order of their first members.
+void learn_hosts(tilecomm_team& team) {
+  std::vector<int>& host = team.coll.host;
+  std::vector<std::vector<int>>& members = team.coll.members;
+  std::unordered_map<int, int> number;  // a host's first PE in the job -> its number in the team
+  host.assign(team.size, 0);
+  for (int k = 0; k < team.size; ++k) {
+    const auto [it, fresh] = number.try_emplace(g_runtime->host_of(team.world(k)), static_cast<int>(members.size()));
+    if (fresh) members.emplace_back();
+    host[k] = it->second;
+    members[host[k]].push_back(k);
+    team.coll.widest = std::max(team.coll.widest, static_cast<int>(members[host[k]].size()));
+  }
+}
+
 std::size_t scratch_need(const Args& a, int members, Staging staging) {
   const std::size_t bytes = a.count * a.elem;
   if (staging == Staging::Put || staging == Staging::Leaders) return 0;
@@ -427,7 +427,6 @@ int run(tilecomm_team* team, const Args& a) {
     run_alone(a);
     return 0;
   }
-  if (team->coll.host.empty()) learn_hosts(*team);
   Group g(*team, a);
   execute(g);
   return 0;

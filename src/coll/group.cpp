@@ -14,7 +14,8 @@ thread_local std::vector<int> Group::pending_;
 Group::Group(tilecomm_team& team, const Args& a)
     : args(a), shm_(g_runtime->shm()), team_(&team), start_(team.start), stride_(team.stride), size_(team.size),
       me_(team.my_pe), tag_(++team.coll.epoch), scratch_slot_(g_runtime->config().coll_scratch / kScratchSlots) {
-  spans_hosts_ = coll::spans_hosts(start_, stride_, size_);
+  if (team.coll.host.empty()) learn_hosts(team);
+  spans_hosts_ = team.coll.members.size() > 1;
   local_direct_ = g_runtime->config().coll_load_store;
   direct_ = a.region || (local_direct_ && !spans_hosts_);
 }
