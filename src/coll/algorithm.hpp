@@ -56,9 +56,10 @@
 // from init's map of the job's hosts (learn_hosts in coll.cpp; no message:
 // Runtime::host_of). Leaders push to each other as
 // members do (NOTE [pushed words]), on a second set of words indexed by
-// host (led[h]: host h's leader's pushes to me), so teams of any size over
-// up to kLeaderHosts hosts may go this way; only leaders write and read
-// them, and a leader never changes in a team. A leader tells its host's
+// host (led[h]: host h's leader's pushes to me), for teams of any size
+// over up to kLeaderHosts hosts; only leaders write and read them, and a
+// leader never changes in a team. Over more hosts, leaders fetch each
+// other's shares instead, on their own words (gathered, done). A leader tells its host's
 // members that its dest holds the result by raising its progress word to
 // published() (the top of this call's rsag range: nothing else of this
 // call writes it), and waits for their done reports before it returns.

@@ -55,8 +55,8 @@ constexpr std::size_t kAny = SIZE_MAX;
 // fcollect, put against pull: 8 B 59 against 80 us, 4 KiB 62 against 85,
 // 16 KiB 93 against 106, 32 KiB 130 both, 1 MiB 2439 against 1769).
 // Forced, both serve one host too. The hier rows come before all of them
-// for a team over up to kLeaderHosts hosts of which one has several members
-// (NOTE [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
+// for a team over several hosts of which one has several members (NOTE
+// [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
 // fcollect 8 B 116 against 166 us (push), 64 KiB 443 against 781 (put), 4
 // MiB 15.1 against 22.6 ms (pull); broadcast 1 MiB 1.5 against 2.4 ms; a
 // reduction 4 KiB 208 against 1223 us (oneshot). Above 512 KiB a hier
@@ -147,7 +147,7 @@ bool can_serve(const Algorithm& al, const Group& g) {
   if (al.peer_dest && a.dest_private) return false;
   if (al.staging != kSource && !g.team_mode()) return false;
   if (al.staging != kSource && scratch_need(a, g.size(), al.staging) > g.scratch_slot()) return false;
-  if ((pushes(al) && g.size() > kPushMembers) || (al.staging == kLeaders && g.hosts() > kLeaderHosts)) return false;
+  if (pushes(al) && g.size() > kPushMembers) return false;
   return al.in_place || a.dest != a.source;
 }
 
@@ -491,8 +491,8 @@ std::string selection_table() {
       if (al.staging == kPut)
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
-        when = strprintf("teams over up to %d hosts, auto only when the team spans hosts and one of them has several "
-                         "members", kLeaderHosts);
+        when = strprintf("teams, auto only when the team spans hosts and one of them has several members (leaders "
+                         "fetch each other's shares over more than %d hosts)", kLeaderHosts);
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");

@@ -12,7 +12,8 @@
 //         ready: two one-way trips, one copy; up to kPutShare.
 //   get   fetched by the receivers from the sender's dest once it says its
 //         share is gathered, and reported done: above kPutShare, where
-//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md).
+//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md), and
+//         for any share over more than kLeaderHosts hosts.
 #include "coll/algorithm.hpp"
 
 #include <algorithm>
@@ -26,8 +27,11 @@ constexpr std::size_t kPutShare = 32 << 10;
 
 // The way for shares of up to `share` bytes with `senders` regions in a
 // receiver's slot; reductions have no put way (a receiver's dest is its
-// own partial until the end).
+// own partial until the end). Slot and put raise a word per sending host
+// (led), which exist for kLeaderHosts hosts; more take the get way, whose
+// words (gathered, done) are each leader's own.
 Way way(const Group& g, std::size_t share, int senders, bool puts = true) {
+  if (g.hosts() > shmem::kLeaderHosts) return Way::Get;
   if (static_cast<std::size_t>(senders) * push_region(share) <= g.scratch_slot()) return Way::Slot;
   return puts && share <= kPutShare ? Way::Put : Way::Get;
 }
