@@ -31,6 +31,19 @@
 // outnumber CPUs and readers wait for the scheduler (4 PEs on 2 CPUs,
 // broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
 //
+// NOTE [tagged lines] A call whose data are at most 56 bytes per member,
+// among members that all reach each other by loads and stores, passes them
+// in a cache line of the team's words with the call's tag after them: a
+// line per scratch slot, reused with it (claim_scratch). The writer stores
+// the bytes, then the tag (release); a reader waits for the tag (acquire)
+// and copies the bytes, which came with it. A small call so costs a reader
+// one line's trip between CPUs instead of two (the arrive word's, then the
+// scratch slot's): fcollect of 8 B at 2 PEs, 0.39-0.42 against 0.52-0.55
+// us (AMD EPYC). Nothing else writes the lines, and a team slot's tags
+// are zeroed when a new team takes it (as its words are), so a tag only
+// grows and a line of an older call never passes for this one. The writer
+// still raises its arrive word, which claim_scratch reads.
+//
 // NOTE [pushed words] Between hosts a wait for a peer's word is a network
 // round trip per poll, and a pull then needs another to fetch the bytes.
 // The push and put algorithms (push.cpp; teams of up to kPushMembers
@@ -92,6 +105,7 @@
 namespace tilecomm::coll {
 
 constexpr int kScratchSlots = 32;
+static_assert(kScratchSlots == shmem::kCollLines, "a call's tagged line is reused with its scratch slot");
 constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
@@ -151,7 +165,13 @@ class Group {
   /// scratch slots of older calls are free.
   template <class Fn>
   void each_arrival(Fn&& fn) {
-    each_peer([&](int k) { return load(k, kArrive) >= tag_; }, [&](int k) { wait_arrival(k); }, fn);
+    each_raised(word(kArrive), "its arrival", fn);
+  }
+  /// As each_arrival, for peers' copies of my symmetric word `at` reaching
+  /// this call's tag (raised after their data for this call, as arrive is).
+  template <class Fn>
+  void each_raised(const std::atomic<std::uint64_t>& at, const char* what, Fn&& fn) {
+    each_peer([&](int k) { return load(k, at) >= tag_; }, [&](int k) { wait(k, at, tag_, what); }, fn);
     all_arrived();
   }
   void wait_all_arrived() { each_arrival([](int) {}); }
@@ -178,6 +198,20 @@ class Group {
   std::size_t scratch_slot() const { return scratch_slot_; }
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch();
+
+  // ---- tagged lines (NOTE [tagged lines]; after claim_scratch) ----
+  /// Whether `bytes` per member travel in this call's tagged lines.
+  bool fits_line(std::size_t bytes) const { return team_ && direct_ && bytes <= sizeof(shmem::TaggedLine::bytes); }
+  /// Writes n bytes into my line of this call, then its tag (release).
+  void write_line(const void* src, std::size_t n);
+  /// `member`'s line of this call, mapped here (after waiting for it).
+  const char* line_of(int member) const { return mapped(line().bytes, member); }
+  void wait_line(int member) const { wait(member, line().tag, tag_, "its data"); }
+  /// Calls fn(member) for each peer once its line of this call is there.
+  template <class Fn>
+  void each_line(Fn&& fn) {
+    each_raised(line().tag, "its data", fn);
+  }
 
   // ---- pushes and puts to peers (NOTE [pushed words]; team mode) ----
   /// Tells `member` that my dest is free for this call's puts.
@@ -240,6 +274,7 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
+  shmem::TaggedLine& line() const;
   /// The reads of member k are loads and copies through the mapping.
   bool direct(int member) const { return direct_ || (local_direct_ && shmem::g_runtime->local(world(member))); }
   /// The progress word's value that says a leader's result is in its dest.

@@ -122,6 +122,14 @@ void Group::claim_scratch() {
   team_->coll.entered = entered;
 }
 
+shmem::TaggedLine& Group::line() const { return g_runtime->control().coll[team_->slot].line[tag_ % kScratchSlots]; }
+
+void Group::write_line(const void* src, std::size_t n) {
+  shmem::TaggedLine& l = line();
+  std::memcpy(l.bytes, src, n);
+  l.tag.store(tag_, std::memory_order_release);
+}
+
 std::atomic<std::uint64_t>& Group::pushed(int k, bool led) const {
   shmem::CollWords& w = g_runtime->control().coll[team_->slot];
   return led ? w.led[k] : w.pushed[k];

@@ -37,8 +37,16 @@ struct alignas(64) Flag {
 
 /// The synchronisation words of one member of a team's collectives, each
 /// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
+constexpr int kCollLines = 32;  // collectives: a tagged line per scratch slot (NOTE [tagged lines])
+/// A call's data of up to 56 bytes and the call's tag, in one cache line.
+struct alignas(64) TaggedLine {
+  char bytes[56];
+  std::atomic<std::uint64_t> tag;
+};
+
 struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
+  TaggedLine line[kCollLines];  // small calls' data, by call number (NOTE [tagged lines])
   alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
   alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's pushes to me (NOTE [pushed words])
   alignas(64) std::atomic<std::uint64_t> led[kLeaderHosts];      // host h's leader's pushes to me (NOTE [host leaders])

@@ -129,6 +129,7 @@ void Runtime::reset_slot(int slot) {
   control_->coll[slot].record[0] = 0;
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
   for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
+  for (auto& l : control_->coll[slot].line) l.tag.store(0, std::memory_order_relaxed);
 }
 
 void Runtime::free_slot(int slot) {
