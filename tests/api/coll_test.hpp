@@ -345,6 +345,11 @@ T combine(Op op, T a, T b) {
   if constexpr (is_complex_v<T>) {
     return op == Op::Sum ? T(a + b) : T(a * b);
   } else {
+    if constexpr (std::is_integral_v<T>) {  // integer sums and products wrap, as the library's
+      using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+      if (op == Op::Sum) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      if (op == Op::Prod) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    }
     switch (op) {
       case Op::Max: return a < b ? b : a;
       case Op::Min: return b < a ? b : a;
