@@ -35,8 +35,6 @@ struct alignas(64) Flag {
   std::atomic<std::uint64_t> value;
 };
 
-/// The synchronisation words of one member of a team's collectives, each
-/// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
 constexpr int kCollLines = 32;  // collectives: a tagged line per scratch slot (NOTE [tagged lines])
 /// A call's data of up to 56 bytes and the call's tag, in one cache line.
 struct alignas(64) TaggedLine {
@@ -44,6 +42,8 @@ struct alignas(64) TaggedLine {
   std::atomic<std::uint64_t> tag;
 };
 
+/// The synchronisation words of one member of a team's collectives, each
+/// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
 struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
   TaggedLine line[kCollLines];  // small calls' data, by call number (NOTE [tagged lines])
