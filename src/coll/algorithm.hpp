@@ -42,7 +42,10 @@
 // us (AMD EPYC). Nothing else writes the lines, and a team slot's tags
 // are zeroed when a new team takes it (as its words are), so a tag only
 // grows and a line of an older call never passes for this one. The writer
-// still raises its arrive word, which claim_scratch reads.
+// still raises its arrive word, which claim_scratch reads. Larger data
+// spread over several tagged lines, each polled, measured slower than the
+// scratch slot (2 PEs, reduce 256 B: 0.22 against 0.17 us): a reader's
+// polls take each line from the writer while it is still writing them.
 //
 // NOTE [pushed words] Between hosts a wait for a peer's word is a network
 // round trip per poll, and a pull then needs another to fetch the bytes.
