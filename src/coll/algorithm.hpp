@@ -259,9 +259,13 @@ class Group {
   void send(int member, void* dst, const void* src, std::size_t n);
   void wait_leader_push(int host) const { wait_pushed(host, true, 2 * tag_, "the data its host's leader pushes to this PE"); }
   /// As leader: my dest holds my host's data for the other leaders
-  /// (gathered), or the result for my host's members (published).
-  void gathered() { word(kProgress).store(tag_ << kProgressShift | 1, std::memory_order_release); }
-  void wait_gathered(int host) { wait(leader(host), kProgress, tag_ << kProgressShift | 1, "its host's data"); }
+  /// (gathered; a collect's leader first says its host's counts are in its
+  /// scratch slot, stage 1, then its blocks, stage 2), or the result for my
+  /// host's members (published).
+  void gathered(int stage = 1) { word(kProgress).store(tag_ << kProgressShift | stage, std::memory_order_release); }
+  void wait_gathered(int host, int stage = 1) {
+    wait(leader(host), kProgress, tag_ << kProgressShift | stage, stage == 1 ? "its host's data" : "its host's blocks");
+  }
   void publish() { word(kProgress).store(published(), std::memory_order_release); }
   /// Waits until `member` (my leader) published; `all_entered`: it did so
   /// only after every member entered this call.
@@ -398,11 +402,14 @@ void put_gather(Group& g);          // fcollect
 void put_alltoall(Group& g);
 void hier_broadcast(Group& g);      // hier.cpp: host by host (NOTE [host leaders])
 void hier_fcollect(Group& g);
+void hier_collect(Group& g);
+/// A collect's dest must hold the `total` bytes its members contribute.
+void check_collect_dest(const Group& g, std::size_t total);
 void hier_reduce(Group& g);
 
 /// Bytes a scratch slot needs for this call with `staging`, or SIZE_MAX
 /// when the call cannot pass that way (a collect decides per member).
-std::size_t scratch_need(const Args& a, int members, Staging staging);
+std::size_t scratch_need(const Group& g, Staging staging);
 /// Pushes: the bytes of a sender's region in a receiver's slot, and where
 /// sender `from`'s region starts in receiver `to`'s slot (NOTE [pushed words]).
 inline std::size_t push_region(std::size_t bytes) { return (bytes + 63) & ~std::size_t{63}; }

@@ -59,7 +59,8 @@ constexpr std::size_t kAny = SIZE_MAX;
 // [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
 // fcollect 8 B 116 against 166 us (push), 64 KiB 443 against 781 (put), 4
 // MiB 15.1 against 22.6 ms (pull); broadcast 1 MiB 1.5 against 2.4 ms; a
-// reduction 4 KiB 208 against 1223 us (oneshot). Above 512 KiB a hier
+// reduction 4 KiB 208 against 1223 us (oneshot); collect 8 B 350 against
+// 1141 us, 1 MiB 4.5 against 8.0 ms (mixed). Above 512 KiB a hier
 // reduction loses to rsag, which spreads the arithmetic over every member
 // (1 MiB 8.2 against 7.4 ms). Forced on one host, the hier rows gather at
 // the team's first member and broadcast from there.
@@ -77,6 +78,7 @@ constexpr Algorithm kTable[] = {
     {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
     {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
+    {"hier", Kind::Collect, kAny, 2, 0, kLeaders, true, true, hier_collect},
     {"mixed", Kind::Collect, kAny, 2, 0, kScratch, true, false, mixed_collect},
     {"pull", Kind::Collect, kAny, 2, 0, kSource, true, false, pull_gather},
     {"hier", Kind::Fcollect, kAny, 2, 0, kLeaders, true, true, hier_fcollect},
@@ -146,7 +148,7 @@ bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
   if (al.peer_dest && a.dest_private) return false;
   if (al.staging != kSource && !g.team_mode()) return false;
-  if (al.staging != kSource && scratch_need(a, g.size(), al.staging) > g.scratch_slot()) return false;
+  if (al.staging != kSource && scratch_need(g, al.staging) > g.scratch_slot()) return false;
   if (pushes(al) && g.size() > kPushMembers) return false;
   return al.in_place || a.dest != a.source;
 }
@@ -401,9 +403,13 @@ void learn_hosts(tilecomm_team& team) {
   }
 }
 
-std::size_t scratch_need(const Args& a, int members, Staging staging) {
+std::size_t scratch_need(const Group& g, Staging staging) {
+  const Args& a = g.args;
+  const int members = g.size();
   const std::size_t bytes = a.count * a.elem;
-  if (staging == Staging::Put || staging == Staging::Leaders) return 0;
+  if (staging == Staging::Leaders)  // a collect's head and its leader's list of counts (hier_collect)
+    return a.kind == Kind::Collect ? 16 + 8 * static_cast<std::size_t>(g.widest()) : 0;
+  if (staging == Staging::Put) return 0;
   if (staging == Staging::Push) {  // a region per sender (NOTE [pushed words])
     switch (a.kind) {
       case Kind::Broadcast: return bytes;
@@ -491,8 +497,9 @@ std::string selection_table() {
       if (al.staging == kPut)
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
-        when = strprintf("teams, auto only when the team spans hosts and one of them has several members (leaders "
-                         "fetch each other's shares over more than %d hosts)", kLeaderHosts);
+        when = "teams, auto only when the team spans hosts and one of them has several members (leaders fetch each "
+               "other's shares " + (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)", (slot - 16) / 8)
+                                                       : strprintf("over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");

@@ -12,8 +12,9 @@
 //         ready: two one-way trips, one copy; up to kPutShare.
 //   get   fetched by the receivers from the sender's dest once it says its
 //         share is gathered, and reported done: above kPutShare, where
-//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md), and
-//         for any share over more than kLeaderHosts hosts.
+//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md), for
+//         any share over more than kLeaderHosts hosts, and for collects,
+//         whose leaders first fetch each other's counts.
 #include "coll/algorithm.hpp"
 
 #include <algorithm>
@@ -172,6 +173,64 @@ void hier_fcollect(Group& g) {
     readers = g.hosts() - 1;
   }
   publish_to_host(g, readers);
+}
+
+// A collect's members contribute different counts, which every leader
+// needs before it can place a block. Each member puts its count at the
+// head of its scratch slot (NOTE [collect header]); a leader lists its
+// host's counts after its head (stage 1: the other leaders fetch the list),
+// places its host's blocks in its dest once it knows every count (stage 2:
+// they fetch the blocks), and puts the total in its head's second word for
+// its host's members, which then copy its dest.
+void hier_collect(Group& g) {
+  const Args& a = g.args;
+  const int n = g.size(), me = g.me(), mine = g.host(me), leader = g.leader(mine);
+  char* dest = static_cast<char*>(a.dest);
+  std::uint64_t head[2] = {a.count * a.elem, 0};  // my count; a leader's total
+  g.claim_scratch();
+  std::memcpy(g.scratch(), head, sizeof head);
+  g.arrive();
+  if (me != leader) {
+    g.wait_published(leader, true);
+    g.get(head, g.scratch(), sizeof head, leader);
+    check_collect_dest(g, head[1]);
+    g.get(dest, dest, head[1], leader, streaming(head[1]));
+    return g.report_done(leader);
+  }
+  char* const list = g.scratch() + sizeof head;  // my host's counts, in member order
+  const std::vector<int>& members = g.host_members();
+  std::vector<std::uint64_t> len(n);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const int k = members[i];
+    if (k != me) g.wait_arrival(k);
+    g.get(&len[k], g.scratch(), sizeof len[k], k);
+    std::memcpy(list + i * sizeof len[k], &len[k], sizeof len[k]);
+  }
+  g.gathered(1);
+  std::vector<std::uint64_t> theirs;
+  for (int i = 1; i < g.hosts(); ++i) {
+    const int h = (mine + i) % g.hosts();
+    theirs.resize(g.members_of(h).size());
+    g.wait_gathered(h, 1);
+    g.get(theirs.data(), list, theirs.size() * sizeof theirs[0], g.leader(h));
+    for (std::size_t j = 0; j < theirs.size(); ++j) len[g.members_of(h)[j]] = theirs[j];
+  }
+  std::vector<std::size_t> at(n + 1, 0);
+  for (int k = 0; k < n; ++k) at[k + 1] = at[k] + len[k];
+  check_collect_dest(g, at[n]);
+  std::memcpy(g.scratch() + sizeof head[0], &at[n], sizeof head[1]);
+  const bool stream = streaming(at[n]);
+  for (int k : members) g.get(dest + at[k], a.source, len[k], k, stream);
+  g.gathered(2);
+  for (int i = 1; i < g.hosts(); ++i) {
+    const int h = (mine + i) % g.hosts();
+    g.wait_gathered(h, 2);
+    each_run(g.members_of(h), [&](int first, int count, bool) {
+      g.get(dest + at[first], dest + at[first], at[first + count] - at[first], g.leader(h), stream);
+    });
+    g.report_done(g.leader(h));
+  }
+  publish_to_host(g, g.hosts() - 1);
 }
 
 void hier_reduce(Group& g) {

@@ -69,10 +69,7 @@ void gather(Group& g, bool allow_scratch) {
     at[k] = off;
     off += len[k] & ~kInScratch;
   }
-  if (a.kind == Kind::Collect && off && !a.region && !a.dest_private &&
-      !shmem::g_runtime->shm().translate(dest, off, shmem::g_runtime->my_pe()))
-    shmem::usage_error(a.call, "dest %p cannot hold the %zu bytes the members contribute: it runs past the end of "
-                       "its symmetric segment", a.dest, off);
+  if (a.kind == Kind::Collect) check_collect_dest(g, off);
   const bool stream = streaming(off);
   copy(dest + at[me], a.source, mine, stream);
   g.each_arrival([&](int k) {
@@ -84,6 +81,13 @@ void gather(Group& g, bool allow_scratch) {
 }
 
 }  // namespace
+
+void check_collect_dest(const Group& g, std::size_t total) {
+  const Args& a = g.args;
+  if (total && !a.region && !a.dest_private && !shmem::g_runtime->shm().translate(a.dest, total, shmem::g_runtime->my_pe()))
+    shmem::usage_error(a.call, "dest %p cannot hold the %zu bytes the members contribute: it runs past the end of "
+                       "its symmetric segment", a.dest, total);
+}
 
 void pull_gather(Group& g) { gather(g, false); }
 void mixed_collect(Group& g) { gather(g, true); }
