@@ -34,10 +34,11 @@ constexpr std::size_t kAny = SIZE_MAX;
 // member picks the same algorithm (a collect's members decide per member
 // whether their bytes go through scratch, kMixedBytes in pull.cpp). The
 // bounds are the crossovers measured on an AMD EPYC host, 2 PEs: scratch's
-// one synchronisation wins up to 1 KiB per PE (broadcast, fcollect), 512 B
-// per peer (alltoall), 256 B (reductions); above, its second copy costs
-// more than pull's second synchronisation (docs/ARCHITECTURE.md,
-// "Collectives"). The reductions that read every member's whole vector
+// one synchronisation wins up to 1 KiB per PE (fcollect, reductions: 512 B
+// 0.51-0.53 against oneshot's 0.76-0.80 us, 2 KiB 0.96-1.0 against
+// 0.79-0.88), 2 KiB (broadcast: 0.45-0.47 against pull's 0.72), 512 B per
+// peer (alltoall); above, its second copy costs more than pull's second
+// synchronisation (docs/ARCHITECTURE.md, "Collectives"). The reductions that read every member's whole vector
 // (scratch, oneshot) stop at 8 members, where rsag's division of the work
 // reads less per member (not measured: this host has 2 CPUs). When the job
 // has more PEs than CPUs (Runtime::oversubscribed(), from every PE's CPUs, so
@@ -75,7 +76,7 @@ constexpr Algorithm kTable[] = {
     {"hier", Kind::Broadcast, kAny, 2, 0, kLeaders, true, true, hier_broadcast},
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
     {"put", Kind::Broadcast, 16 << 10, 2, kPushMembers, kPut, true, true, put_broadcast},
-    {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
+    {"scratch", Kind::Broadcast, 2048, 2, 0, kScratch, true, false, scratch_broadcast},
     {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
     {"hier", Kind::Collect, kAny, 2, 0, kLeaders, true, true, hier_collect},
@@ -93,7 +94,7 @@ constexpr Algorithm kTable[] = {
     {"pull", Kind::Alltoalls, kAny, 2, 0, kSource, true, false, pull_alltoall},
     {"hier", Kind::Reduce, 512 << 10, 2, 0, kLeaders, true, true, hier_reduce},
     {"push", Kind::Reduce, kAny, 2, kPushMembers, kPush, true, false, push_reduce},
-    {"scratch", Kind::Reduce, 256, 2, 8, kScratch, true, false, scratch_reduce},
+    {"scratch", Kind::Reduce, 1024, 2, 8, kScratch, true, false, scratch_reduce},
     {"oneshot", Kind::Reduce, 64 << 10, 2, 8, kSource, false, false, oneshot_reduce},
     {"rsag", Kind::Reduce, kAny, 2, 0, kSource, true, true, rsag_reduce},
     {"pull", Kind::ReduceScatter, kAny, 2, 0, kSource, false, false, pull_reduce_scatter},
