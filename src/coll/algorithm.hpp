@@ -403,9 +403,9 @@ void put_alltoall(Group& g);
 void hier_broadcast(Group& g);      // hier.cpp: host by host (NOTE [host leaders])
 void hier_fcollect(Group& g);
 void hier_collect(Group& g);
-/// A collect's dest must hold the `total` bytes its members contribute.
-void check_collect_dest(const Group& g, std::size_t total);
 void hier_reduce(Group& g);
+/// A collect's dest must hold the `total` bytes its members contribute (pull.cpp).
+void check_collect_dest(const Group& g, std::size_t total);
 
 /// Bytes a scratch slot needs for this call with `staging`, or SIZE_MAX
 /// when the call cannot pass that way (a collect decides per member).

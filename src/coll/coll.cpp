@@ -38,9 +38,10 @@ constexpr std::size_t kAny = SIZE_MAX;
 // 0.51-0.53 against oneshot's 0.76-0.80 us, 2 KiB 0.96-1.0 against
 // 0.79-0.88), 2 KiB (broadcast: 0.45-0.47 against pull's 0.72), 512 B per
 // peer (alltoall); above, its second copy costs more than pull's second
-// synchronisation (docs/ARCHITECTURE.md, "Collectives"). The reductions that read every member's whole vector
-// (scratch, oneshot) stop at 8 members, where rsag's division of the work
-// reads less per member (not measured: this host has 2 CPUs). When the job
+// synchronisation (docs/ARCHITECTURE.md, "Collectives"). The reductions
+// that read every member's whole vector (scratch, oneshot) stop at 8
+// members, where rsag's division of the work reads less per member (not
+// measured: this host has 2 CPUs). When the job
 // has more PEs than CPUs (Runtime::oversubscribed(), from every PE's CPUs, so
 // the same on every PE), or the group spans hosts (every synchronisation a
 // network round trip), the scratch rows serve every call that fits a slot:
@@ -499,8 +500,9 @@ std::string selection_table() {
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
         when = "teams, auto only when the team spans hosts and one of them has several members (leaders fetch each "
-               "other's shares " + (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)", (slot - 16) / 8)
-                                                       : strprintf("over more than %d hosts)", kLeaderHosts));
+               "other's shares " +
+               (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)", (slot - 16) / 8)
+                                   : strprintf("over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");

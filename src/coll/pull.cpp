@@ -84,7 +84,8 @@ void gather(Group& g, bool allow_scratch) {
 
 void check_collect_dest(const Group& g, std::size_t total) {
   const Args& a = g.args;
-  if (total && !a.region && !a.dest_private && !shmem::g_runtime->shm().translate(a.dest, total, shmem::g_runtime->my_pe()))
+  shmem::Runtime& rt = *shmem::g_runtime;
+  if (total && !a.region && !a.dest_private && !rt.shm().translate(a.dest, total, rt.my_pe()))
     shmem::usage_error(a.call, "dest %p cannot hold the %zu bytes the members contribute: it runs past the end of "
                        "its symmetric segment", a.dest, total);
 }
