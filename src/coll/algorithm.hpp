@@ -404,6 +404,10 @@ void hier_broadcast(Group& g);      // hier.cpp: host by host (NOTE [host leader
 void hier_fcollect(Group& g);
 void hier_collect(Group& g);
 void hier_reduce(Group& g);
+/// hier_collect's scratch slot: a member's count and its leader's total,
+/// then, on a leader, its host's counts (8 bytes per member).
+constexpr std::size_t kCollectHead = 2 * sizeof(std::uint64_t);
+inline std::size_t collect_list_bytes(std::size_t members) { return kCollectHead + members * sizeof(std::uint64_t); }
 /// A collect's dest must hold the `total` bytes its members contribute (pull.cpp).
 void check_collect_dest(const Group& g, std::size_t total);
 

@@ -410,7 +410,7 @@ std::size_t scratch_need(const Group& g, Staging staging) {
   const int members = g.size();
   const std::size_t bytes = a.count * a.elem;
   if (staging == Staging::Leaders)  // a collect's head and its leader's list of counts (hier_collect)
-    return a.kind == Kind::Collect ? 16 + 8 * static_cast<std::size_t>(g.widest()) : 0;
+    return a.kind == Kind::Collect ? collect_list_bytes(g.widest()) : 0;
   if (staging == Staging::Put) return 0;
   if (staging == Staging::Push) {  // a region per sender (NOTE [pushed words])
     switch (a.kind) {
@@ -501,7 +501,8 @@ std::string selection_table() {
       if (al.staging == kLeaders)
         when = "teams, auto only when the team spans hosts and one of them has several members (leaders fetch each "
                "other's shares " +
-               (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)", (slot - 16) / 8)
+               (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)",
+                                             (slot - kCollectHead) / sizeof(std::uint64_t))
                                    : strprintf("over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,

@@ -187,6 +187,7 @@ void hier_collect(Group& g) {
   const int n = g.size(), me = g.me(), mine = g.host(me), leader = g.leader(mine);
   char* dest = static_cast<char*>(a.dest);
   std::uint64_t head[2] = {a.count * a.elem, 0};  // my count; a leader's total
+  static_assert(sizeof head == kCollectHead);
   g.claim_scratch();
   std::memcpy(g.scratch(), head, sizeof head);
   g.arrive();
