@@ -36,7 +36,8 @@ constexpr std::size_t kAny = SIZE_MAX;
 // bounds are the crossovers measured on an AMD EPYC host, 2 PEs: scratch's
 // one synchronisation wins up to 1 KiB per PE (fcollect, reductions: 512 B
 // 0.51-0.53 against oneshot's 0.76-0.80 us, 2 KiB 0.96-1.0 against
-// 0.79-0.88), 2 KiB (broadcast: 0.45-0.47 against pull's 0.72), 512 B per
+// 0.79-0.88), 8 KiB (broadcast: 4 KiB 0.43-0.46 against pull's 0.76-0.86,
+// 8 KiB 0.66-0.75 against 0.86-0.91), 512 B per
 // peer (alltoall); above, its second copy costs more than pull's second
 // synchronisation (docs/ARCHITECTURE.md, "Collectives"). The reductions
 // that read every member's whole vector (scratch, oneshot) stop at 8
@@ -77,7 +78,7 @@ constexpr Algorithm kTable[] = {
     {"hier", Kind::Broadcast, kAny, 2, 0, kLeaders, true, true, hier_broadcast},
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
     {"put", Kind::Broadcast, 16 << 10, 2, kPushMembers, kPut, true, true, put_broadcast},
-    {"scratch", Kind::Broadcast, 2048, 2, 0, kScratch, true, false, scratch_broadcast},
+    {"scratch", Kind::Broadcast, 8192, 2, 0, kScratch, true, false, scratch_broadcast},
     {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
     {"hier", Kind::Collect, kAny, 2, 0, kLeaders, true, true, hier_collect},

@@ -108,7 +108,7 @@ const char* Group::view(const void* src, std::size_t n, int member, int buffer) 
 }
 
 char* Group::scratch() const {
-  return g_runtime->coll_scratch(team_->slot) + (tag_ % kScratchSlots) * scratch_slot_;
+  return g_runtime->coll_scratch(team_->slot, tag_);
 }
 
 void Group::claim_scratch() {

@@ -92,10 +92,10 @@ std::string host_key(const Config& cfg) {
 }
 
 // Bytes reserved at the start of each heap: the ControlBlock, then the
-// collective scratch of every team slot.
+// collective scratch of every team slot (backed when a team takes the slot).
 std::size_t scratch_offset() { return memory::round_up(sizeof(ControlBlock), 4096); }
 std::size_t control_bytes(const Config& cfg) {
-  return memory::round_up(scratch_offset() + kMaxTeams * cfg.coll_scratch, 1 << 16);
+  return memory::round_up(scratch_offset() + kMaxTeams * Runtime::team_scratch_bytes(cfg), 1 << 16);
 }
 
 }  // namespace
@@ -110,14 +110,16 @@ Runtime::Runtime(const Config& cfg, const LaunchInfo& launch)
   // Symmetric memory: the heap (control block first), then the data segment.
   if (cfg_.coll_scratch % 2048 != 0 || cfg_.coll_scratch < 2048 || cfg_.coll_scratch > (std::size_t{64} << 20))
     raise(ErrorCode::InvalidUsage, "TILECOMM_COLL_SCRATCH=%zu is not a multiple of 2K from 2K to 64M "
-          "(32 slots of at least 64 bytes); use for example 64K", cfg_.coll_scratch);
+          "(32 slots of at least 64 bytes); use for example 256K", cfg_.coll_scratch);
   const std::size_t reserve = control_bytes(cfg_);
   coll_scratch_offset_ = scratch_offset();
   heap_ = memory::Segment::create("tilecomm-heap", reserve + memory::round_up(cfg_.symmetric_size, 64));
-  if (int err = heap_.back(0, reserve))
-    raise(ErrorCode::System, "cannot back %zu bytes of shared memory for the runtime: %s", reserve,
+  if (int err = heap_.back(0, coll_scratch_offset_))
+    raise(ErrorCode::System, "cannot back %zu bytes of shared memory for the runtime: %s", coll_scratch_offset_,
           errno_text(err).c_str());
   control_ = new (heap_.base()) ControlBlock();
+  back_scratch(0);  // the predefined teams; the others when they are created
+  back_scratch(1);
   alloc_ = memory::HeapAllocator(reserve, heap_.size());
   if (cfg_.symmetric_data) {
     memory::AddressRange range = memory::find_executable_data();

@@ -36,6 +36,7 @@ struct alignas(64) Flag {
 };
 
 constexpr int kCollLines = 32;  // collectives: a tagged line per scratch slot (NOTE [tagged lines])
+constexpr std::size_t kScratchSkew = 64;  // collectives: each scratch slot starts a line further on (NOTE [scratch slots])
 /// A call's data of up to 56 bytes and the call's tag, in one cache line.
 struct alignas(64) TaggedLine {
   char bytes[56];
@@ -146,8 +147,14 @@ class Runtime {
   void fence(const char* call);
   ControlBlock& control() { return *control_; }
   ControlBlock& control(int pe) { return *reinterpret_cast<ControlBlock*>(shm_->translate(control_, pe)); }
-  /// This PE's collective scratch of team slot `slot` (TILECOMM_COLL_SCRATCH bytes).
-  char* coll_scratch(int slot) const { return heap_.base() + coll_scratch_offset_ + slot * cfg_.coll_scratch; }
+  /// This PE's collective scratch of team slot `team` for call number
+  /// `call`: slot call % kCollLines of TILECOMM_COLL_SCRATCH / kCollLines
+  /// bytes (NOTE [scratch slots]).
+  char* coll_scratch(int team, std::uint64_t call) const {
+    return heap_.base() + coll_scratch_offset_ + team * team_scratch_bytes(cfg_) +
+           call % kCollLines * (cfg_.coll_scratch / kCollLines + kScratchSkew);
+  }
+  static std::size_t team_scratch_bytes(const Config& cfg) { return cfg.coll_scratch + kCollLines * kScratchSkew; }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   /// World PE `pe` is on this host (its memory is mapped here); some PE is not.
@@ -189,6 +196,7 @@ class Runtime {
   bool agree_slots(tilecomm_team& parent, int count, int* slots, const char* call);
   void free_slot(int slot);
   void reset_slot(int slot);
+  void back_scratch(int slot);  // fallocate team slot `slot`'s collective scratch
 
   /// shmem_finalize after its quiet: the last barrier of `world`, then the
   /// bootstrap's goodbye.

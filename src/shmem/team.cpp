@@ -113,6 +113,7 @@ bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const ch
     std::lock_guard<std::mutex> lock(slot_mutex_);
     for (int k = 0; k < count; ++k) used_slots_ |= std::uint64_t{1} << slots[k];
     for (int k = 0; k < count; ++k) reset_slot(slots[k]);
+    for (int k = 0; k < count; ++k) back_scratch(slots[k]);
   } else {
     TC_LOG(Warn, "team", "%s: no free team slot shared by all %d PEs of the parent team (at most %d teams exist at "
            "once); destroy unused teams", call, parent.size, kMaxTeams);
@@ -130,6 +131,13 @@ void Runtime::reset_slot(int slot) {
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
   for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
   for (auto& l : control_->coll[slot].line) l.tag.store(0, std::memory_order_relaxed);
+}
+
+void Runtime::back_scratch(int slot) {
+  const std::size_t bytes = team_scratch_bytes(cfg_);
+  if (int err = heap_.back(coll_scratch(slot, 0) - heap_.base(), bytes))
+    raise(ErrorCode::System, "cannot back %zu bytes of shared memory for a team's collective scratch: %s (lower "
+          "TILECOMM_COLL_SCRATCH=%zu, or make room in /dev/shm)", bytes, errno_text(err).c_str(), cfg_.coll_scratch);
 }
 
 void Runtime::free_slot(int slot) {
