@@ -62,8 +62,9 @@ constexpr std::size_t kAny = SIZE_MAX;
 // [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
 // fcollect 8 B 116 against 166 us (push), 64 KiB 443 against 781 (put), 4
 // MiB 15.1 against 22.6 ms (pull); broadcast 1 MiB 1.5 against 2.4 ms; a
-// reduction 4 KiB 208 against 1223 us (oneshot); collect 8 B 350 against
-// 1141 us, 1 MiB 4.5 against 8.0 ms (mixed). Above 512 KiB a hier
+// reduction 4 KiB 208 against 1223 us (oneshot); collect 8 B 145-190
+// (one message per leader) and 350 (two fetches) against 1141 us, 1 MiB
+// 4.5 against 8.0 ms (mixed). Above 512 KiB a hier
 // reduction loses to rsag, which spreads the arithmetic over every member
 // (1 MiB 8.2 against 7.4 ms). Forced on one host, the hier rows gather at
 // the team's first member and broadcast from there.
@@ -501,10 +502,11 @@ std::string selection_table() {
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
         when = "teams, auto only when the team spans hosts and one of them has several members (leaders fetch each "
-               "other's shares " +
-               (k == Kind::Collect ? strprintf("always, counts first; hosts of up to %zu members)",
-                                             (slot - kCollectHead) / sizeof(std::uint64_t))
-                                   : strprintf("over more than %d hosts)", kLeaderHosts));
+               "other's " +
+               (k == Kind::Collect ? strprintf("counts over more than %d hosts, and blocks that do not fit a region of "
+                                               "a scratch slot; hosts of up to %zu members)", kLeaderHosts,
+                                               (slot - kCollectHead) / sizeof(std::uint64_t))
+                                   : strprintf("shares over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");

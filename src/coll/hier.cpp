@@ -12,9 +12,9 @@
 //         ready: two one-way trips, one copy; up to kPutShare.
 //   get   fetched by the receivers from the sender's dest once it says its
 //         share is gathered, and reported done: above kPutShare, where
-//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md), for
-//         any share over more than kLeaderHosts hosts, and for collects,
-//         whose leaders first fetch each other's counts.
+//         UCX's gets over TCP beat its puts (docs/ARCHITECTURE.md), and
+//         for any share over more than kLeaderHosts hosts.
+// A collect's leaders have ways of their own (hier_collect).
 #include "coll/algorithm.hpp"
 
 #include <algorithm>
@@ -177,14 +177,23 @@ void hier_fcollect(Group& g) {
 
 // A collect's members contribute different counts, which every leader
 // needs before it can place a block. Each member puts its count at the
-// head of its scratch slot (NOTE [collect header]); a leader lists its
-// host's counts after its head (stage 1: the other leaders fetch the list),
-// places its host's blocks in its dest once it knows every count (stage 2:
-// they fetch the blocks), and puts the total in its head's second word for
-// its host's members, which then copy its dest.
+// head of its scratch slot (NOTE [collect header]); its leader lists them
+// after its head. Then the leaders exchange their lists one of two ways,
+// chosen alike on every member:
+//   slot  each leader pushes a message into a region of every other
+//         leader's slot (after its head and list): a word that says
+//         whether its host's blocks follow, its list, and its host's
+//         blocks packed in member order where they fit the region. Small
+//         collects so cross the network once.
+//   get   each leader says its list is ready (stage 1) and the others
+//         fetch it: over more than kLeaderHosts hosts, or where a list does
+//         not fit a region.
+// Blocks that did not come with a list are fetched from their leader's
+// dest once it placed them (stage 2). A leader then puts the total in its
+// head's second word for its host's members, which copy its dest.
 void hier_collect(Group& g) {
   const Args& a = g.args;
-  const int n = g.size(), me = g.me(), mine = g.host(me), leader = g.leader(mine);
+  const int n = g.size(), me = g.me(), mine = g.host(me), leader = g.leader(mine), hosts = g.hosts();
   char* dest = static_cast<char*>(a.dest);
   std::uint64_t head[2] = {a.count * a.elem, 0};  // my count; a leader's total
   static_assert(sizeof head == kCollectHead);
@@ -201,37 +210,91 @@ void hier_collect(Group& g) {
   char* const list = g.scratch() + sizeof head;  // my host's counts, in member order
   const std::vector<int>& members = g.host_members();
   std::vector<std::uint64_t> len(n);
+  std::size_t my_blocks = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const int k = members[i];
     if (k != me) g.wait_arrival(k);
     g.get(&len[k], g.scratch(), sizeof len[k], k);
     std::memcpy(list + i * sizeof len[k], &len[k], sizeof len[k]);
+    my_blocks += len[k];
   }
-  g.gathered(1);
-  std::vector<std::uint64_t> theirs;
-  for (int i = 1; i < g.hosts(); ++i) {
-    const int h = (mine + i) % g.hosts();
-    theirs.resize(g.members_of(h).size());
-    g.wait_gathered(h, 1);
-    g.get(theirs.data(), list, theirs.size() * sizeof theirs[0], g.leader(h));
-    for (std::size_t j = 0; j < theirs.size(); ++j) len[g.members_of(h)[j]] = theirs[j];
+  auto take_list = [&](int h, const char* from) {
+    for (int k : g.members_of(h)) {
+      std::memcpy(&len[k], from, sizeof len[k]);
+      from += sizeof len[k];
+    }
+  };
+  const std::size_t list_bytes = members.size() * sizeof len[0];
+  char* const regions = g.scratch() + push_region(collect_list_bytes(g.widest()));
+  const std::size_t region = hosts > 1 ? (g.scratch() + g.scratch_slot() - regions) / (hosts - 1) & ~std::size_t{63} : 0;
+  const bool slot = hosts <= shmem::kLeaderHosts && region >= sizeof(std::uint64_t) * (1 + g.widest());
+  std::vector<char> message;  // slot way: [blocks follow][my list][my blocks]
+  std::vector<const char*> came(hosts, nullptr);  // blocks that came with a list
+  bool sent = false;  // my host's blocks went with my list
+  if (slot) {
+    const std::uint64_t with_blocks = sizeof with_blocks + list_bytes + my_blocks <= region;
+    message.resize(sizeof with_blocks + list_bytes + (with_blocks ? my_blocks : 0));
+    std::memcpy(message.data(), &with_blocks, sizeof with_blocks);
+    std::memcpy(message.data() + sizeof with_blocks, list, list_bytes);
+    if (with_blocks) {
+      char* to = message.data() + sizeof with_blocks + list_bytes;
+      for (int k : members) {
+        g.get(to, a.source, len[k], k);
+        to += len[k];
+      }
+    }
+    for (int h = 0; h < hosts; ++h)
+      if (h != mine) g.leader_push(h, regions + push_offset(region, mine, h), message.data(), message.size());
+    g.each_push([&](int h) {
+      const char* from = regions + push_offset(region, h, mine);
+      std::uint64_t blocks_follow;
+      std::memcpy(&blocks_follow, from, sizeof blocks_follow);
+      take_list(h, from + sizeof blocks_follow);
+      if (blocks_follow) came[h] = from + sizeof blocks_follow + g.members_of(h).size() * sizeof len[0];
+    }, true);
+    sent = with_blocks;
+  } else {
+    g.gathered(1);
+    std::vector<std::uint64_t> theirs;
+    for (int i = 1; i < hosts; ++i) {
+      const int h = (mine + i) % hosts;
+      theirs.resize(g.members_of(h).size());
+      g.wait_gathered(h, 1);
+      g.get(theirs.data(), list, theirs.size() * sizeof theirs[0], g.leader(h));
+      take_list(h, reinterpret_cast<const char*>(theirs.data()));
+    }
   }
   std::vector<std::size_t> at(n + 1, 0);
   for (int k = 0; k < n; ++k) at[k + 1] = at[k] + len[k];
   check_collect_dest(g, at[n]);
   std::memcpy(g.scratch() + sizeof head[0], &at[n], sizeof head[1]);
   const bool stream = streaming(at[n]);
-  for (int k : members) g.get(dest + at[k], a.source, len[k], k, stream);
-  g.gathered(2);
-  for (int i = 1; i < g.hosts(); ++i) {
-    const int h = (mine + i) % g.hosts();
+  // Blocks packed in member order (a message) into their places in dest.
+  auto unpack = [&](int h, const char* from) {
+    for (int k : g.members_of(h)) {
+      std::memcpy(dest + at[k], from, len[k]);
+      from += len[k];
+    }
+  };
+  if (sent) {
+    unpack(mine, message.data() + sizeof(std::uint64_t) + list_bytes);
+  } else {
+    for (int k : members) g.get(dest + at[k], a.source, len[k], k, stream);
+    g.gathered(2);
+  }
+  for (int i = 1; i < hosts; ++i) {
+    const int h = (mine + i) % hosts;
+    if (came[h]) {
+      unpack(h, came[h]);
+      continue;
+    }
     g.wait_gathered(h, 2);
     each_run(g.members_of(h), [&](int first, int count, bool) {
       g.get(dest + at[first], dest + at[first], at[first + count] - at[first], g.leader(h), stream);
     });
     g.report_done(g.leader(h));
   }
-  publish_to_host(g, g.hosts() - 1);
+  publish_to_host(g, sent ? 0 : hosts - 1);
 }
 
 void hier_reduce(Group& g) {
