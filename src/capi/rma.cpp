@@ -9,8 +9,14 @@
 // for their copy; strided forms, single elements (p/g) and put-with-signal
 // still use MTE. Routed to UCX, every operation goes through UCX: puts
 // return once the source may be reused and are delivered at shmem_quiet,
-// gets once the data is here (NOTE [ucx cards]).
+// gets once the data is here; _nbi forms return once UCX has them and
+// complete at shmem_quiet; iget fetches the span that holds its elements,
+// or posts them one by one and completes them at once (iget_routed; NOTE
+// [ucx cards]).
 #include "capi/capi.hpp"
+
+#include <algorithm>
+#include <vector>
 
 using namespace tilecomm;
 using namespace tilecomm::capi;
@@ -31,14 +37,15 @@ inline int ucx_routed(shmem_ctx_t ctx, int pe, const char* call) {
 }
 
 /// A put or get through the transport of world PE `w`'s route (or the SDMA
-/// engine: shmemx_sdma_*), already checked by target(); blocking forms wait
-/// for the engine's copy.
+/// engine: shmemx_sdma_*), already checked by target(). Blocking forms
+/// (`wait`) return once the source may be reused or the data is here, which
+/// for the engine means its copy is done; the others complete at quiet.
 void routed_rma(bool put, int w, void* dest, const void* src, std::size_t bytes, bool wait, const char* call,
                 bool engine = false) {
   try {
     transport::Transport& t = engine ? g_runtime->dma() : g_runtime->transport(w);
-    if (put) t.put(w, dest, src, bytes);
-    else t.get(w, dest, src, bytes);
+    if (put) wait ? t.put(w, dest, src, bytes) : t.put_nbi(w, dest, src, bytes);
+    else wait ? t.get(w, dest, src, bytes) : t.get_nbi(w, dest, src, bytes);
     if (wait && (engine || g_runtime->route(w) == shmem::Route::Sdma)) t.quiet();
   } catch (const Error& e) {
     fatal_error(call, e);
@@ -103,6 +110,35 @@ void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std:
   }
 }
 
+/// iget from a PE reached through UCX. Over TCP every message costs about
+/// as much as 8 KiB of data, so where elements lie at most kNearStride
+/// bytes apart the span that holds them is fetched, in gets of up to
+/// kSpanPiece bytes, and strided here; elements further apart are fetched
+/// one by one, all posted before one quiet completes them.
+constexpr std::size_t kNearStride = 4096, kSpanPiece = std::size_t{1} << 20;
+template <std::size_t kBytes>
+void iget_routed(int w, char* d, const char* s, std::size_t dst, std::size_t sst, std::size_t n, const char* call) {
+  const std::size_t step = sst * kBytes;
+  try {
+    transport::Transport& t = g_runtime->transport(w);
+    if (step <= kNearStride) {
+      const std::size_t per = std::max<std::size_t>(1, kSpanPiece / step);  // elements per get
+      std::vector<char> span;
+      for (std::size_t i = 0; i < n; i += per) {
+        const std::size_t m = std::min(per, n - i);
+        span.resize((m - 1) * step + kBytes);
+        t.get(w, span.data(), s + i * step, span.size());
+        for (std::size_t j = 0; j < m; ++j) memcpy(d + (i + j) * dst * kBytes, span.data() + j * step, kBytes);
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) t.get_nbi(w, d + i * dst * kBytes, s + i * step, kBytes);
+    t.quiet();
+  } catch (const Error& e) {
+    fatal_error(call, e);
+  }
+}
+
 template <std::size_t kBytes>
 void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
           const char* call) {
@@ -110,12 +146,9 @@ void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std:
   if (dst < 1 || sst < 1) usage_error(call, "strides must be positive (dst=%td, sst=%td)", dst, sst);
   const char* r = target(ctx, src, ((n - 1) * sst + 1) * kBytes, pe, call);
   auto* d = static_cast<char*>(dest);
-  const int w = ucx_routed(ctx, pe, call);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (w >= 0) routed_rma(false, w, d + i * dst * kBytes, static_cast<const char*>(src) + i * sst * kBytes, kBytes,
-                           true, call);
-    else memcpy(d + i * dst * kBytes, r + i * sst * kBytes, kBytes);
-  }
+  if (int w = ucx_routed(ctx, pe, call); w >= 0)
+    return iget_routed<kBytes>(w, d, static_cast<const char*>(src), dst, sst, n, call);
+  for (std::size_t i = 0; i < n; ++i) memcpy(d + i * dst * kBytes, r + i * sst * kBytes, kBytes);
 }
 
 inline void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,

@@ -196,6 +196,11 @@ class Group {
   /// Copies the n bytes at my symmetric address `src`, as `member` holds
   /// them, to my local `dst` (stream: NOTE [streaming copies]).
   void get(void* dst, const void* src, std::size_t n, int member, bool stream = false);
+  /// As get(), but through a transport the bytes may arrive only at
+  /// complete_gets(): a leader fetching from several hosts overlaps their
+  /// round trips. `dst` must not be read before.
+  void post_get(void* dst, const void* src, std::size_t n, int member, bool stream = false);
+  void complete_gets();
   /// The n bytes at my symmetric address `src`, as `member` holds them,
   /// readable here until the next view into the same `buffer` (0 or 1): the
   /// peer's mapping, or a copy.
@@ -345,6 +350,7 @@ class Group {
   std::uint64_t tag_;
   std::size_t scratch_slot_ = 0;
   std::vector<char> staging_[2];
+  std::vector<transport::Transport*> posted_;  // transports holding post_get()s
   static thread_local std::vector<int> pending_;
 };
 

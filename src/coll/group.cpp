@@ -2,6 +2,9 @@
 // verbs that reach them (NOTE [collective words], NOTE [scratch slots],
 // NOTE [transport verbs] in algorithm.hpp).
 #include "coll/algorithm.hpp"
+
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace tilecomm::coll {
@@ -96,6 +99,27 @@ void Group::get(void* dst, const void* src, std::size_t n, int member, bool stre
   } catch (const Error& e) {
     fatal_error(args.call, e);
   }
+}
+
+void Group::post_get(void* dst, const void* src, std::size_t n, int member, bool stream) {
+  if (n == 0 || member == me_ || direct(member)) return get(dst, src, n, member, stream);
+  const int pe = world(member);
+  transport::Transport& t = g_runtime->transport(pe);
+  try {
+    t.get_nbi(pe, dst, src, n);
+  } catch (const Error& e) {
+    fatal_error(args.call, e);
+  }
+  if (std::find(posted_.begin(), posted_.end(), &t) == posted_.end()) posted_.push_back(&t);
+}
+
+void Group::complete_gets() {
+  try {
+    for (transport::Transport* t : posted_) t->quiet();
+  } catch (const Error& e) {
+    fatal_error(args.call, e);
+  }
+  posted_.clear();
 }
 
 const char* Group::view(const void* src, std::size_t n, int member, int buffer) {

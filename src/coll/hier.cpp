@@ -48,6 +48,14 @@ void each_run(const std::vector<int>& members, Fn&& fn) {
   }
 }
 
+// As leader: completes the gets posted to the other leaders, then tells
+// each that I have its share (not those whose blocks came with a list: came[h]).
+void report_fetched(Group& g, const std::vector<const char*>& came = {}) {
+  g.complete_gets();
+  for (int h = 0; h < g.hosts(); ++h)
+    if (h != g.host(g.me()) && (came.empty() || !came[h])) g.report_done(g.leader(h));
+}
+
 // A member that is not its host's leader: takes `bytes` of the leader's
 // dest once the leader published them (after every member entered the
 // call: all_entered).
@@ -162,14 +170,14 @@ void hier_fcollect(Group& g) {
   } else {
     g.gathered();
     for (int i = 1; i < g.hosts(); ++i) {
-      const int h = (mine + i) % g.hosts(), leader = g.leader(h);
+      const int h = (mine + i) % g.hosts();
       g.wait_gathered(h);
       each_run(g.members_of(h), [&](int first, int count, bool) {
         char* run = dest + first * bytes;
-        g.get(run, run, count * bytes, leader, stream);
+        g.post_get(run, run, count * bytes, g.leader(h), stream);
       });
-      g.report_done(leader);
     }
+    report_fetched(g);
     readers = g.hosts() - 1;
   }
   publish_to_host(g, readers);
@@ -255,14 +263,16 @@ void hier_collect(Group& g) {
     sent = with_blocks;
   } else {
     g.gathered(1);
-    std::vector<std::uint64_t> theirs;
+    std::vector<std::vector<std::uint64_t>> theirs(hosts);
     for (int i = 1; i < hosts; ++i) {
       const int h = (mine + i) % hosts;
-      theirs.resize(g.members_of(h).size());
+      theirs[h].resize(g.members_of(h).size());
       g.wait_gathered(h, 1);
-      g.get(theirs.data(), list, theirs.size() * sizeof theirs[0], g.leader(h));
-      take_list(h, reinterpret_cast<const char*>(theirs.data()));
+      g.post_get(theirs[h].data(), list, theirs[h].size() * sizeof theirs[h][0], g.leader(h));
     }
+    g.complete_gets();
+    for (int h = 0; h < hosts; ++h)
+      if (h != mine) take_list(h, reinterpret_cast<const char*>(theirs[h].data()));
   }
   std::vector<std::size_t> at(n + 1, 0);
   for (int k = 0; k < n; ++k) at[k + 1] = at[k] + len[k];
@@ -290,10 +300,10 @@ void hier_collect(Group& g) {
     }
     g.wait_gathered(h, 2);
     each_run(g.members_of(h), [&](int first, int count, bool) {
-      g.get(dest + at[first], dest + at[first], at[first + count] - at[first], g.leader(h), stream);
+      g.post_get(dest + at[first], dest + at[first], at[first + count] - at[first], g.leader(h), stream);
     });
-    g.report_done(g.leader(h));
   }
+  report_fetched(g, came);
   publish_to_host(g, sent ? 0 : hosts - 1);
 }
 

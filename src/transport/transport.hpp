@@ -50,6 +50,11 @@ class Transport {
 
   virtual void put(int pe, void* dst, const void* src, std::size_t n) = 0;
   virtual void get(int pe, void* dst, const void* src, std::size_t n) = 0;
+  /// The OpenSHMEM _nbi forms: may return before the source may be reused
+  /// (put) or before the data has arrived (get); quiet() completes them.
+  /// A transport whose put and get already return early need not override.
+  virtual void put_nbi(int pe, void* dst, const void* src, std::size_t n) { put(pe, dst, src, n); }
+  virtual void get_nbi(int pe, void* dst, const void* src, std::size_t n) { get(pe, dst, src, n); }
   /// Atomic on a naturally aligned 4- or 8-byte integer; operands and result
   /// as unsigned bit patterns of that width.
   virtual std::uint64_t atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,

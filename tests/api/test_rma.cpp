@@ -442,6 +442,73 @@ TEST(RmaLarge, PutmemAndGetmemOfManyMegabytes) {
   }
 }
 
+// Many _nbi operations in flight at once, to every PE, completed by one
+// quiet (through UCX they are only posted until then): chunks of varying
+// length from every PE's buffer into one private buffer, then the same
+// chunks put back into every PE's second buffer from a private one that is
+// left untouched until the quiet.
+TEST(RmaNbi, ManyInFlightToEveryPe) {
+  constexpr size_t kChunks = 300, kMax = 40;  // chunk c: 1 + c % kMax longs
+  auto at = [](size_t c) { return c * kMax; };
+  auto len = [](size_t c) { return 1 + c % kMax; };
+  auto word = [](int pe, size_t i) { return static_cast<long>(pe) << 32 | static_cast<long>(i * 7 + 1); };
+  const int n = npes();
+  Sym<long> src(kChunks * kMax), dst(kChunks * kMax);
+  if (!src.ok() || !dst.ok()) return;
+  for (size_t i = 0; i < kChunks * kMax; ++i) {
+    src[i] = word(me(), i);
+    dst[i] = -1;
+  }
+  barrier();
+  std::vector<long> got(kChunks * kMax, -1);
+  for (size_t c = 0; c < kChunks; ++c)
+    shmem_long_get_nbi(got.data() + at(c), src.get() + at(c), len(c), static_cast<int>((me() + c) % n));
+  shmem_quiet();
+  int wrong = 0;
+  for (size_t c = 0; c < kChunks; ++c)
+    for (size_t i = at(c); i < at(c) + kMax; ++i)
+      wrong += got[i] != (i < at(c) + len(c) ? word(static_cast<int>((me() + c) % n), i) : -1);
+  EXPECT_EQ(wrong, 0) << "get_nbi of " << kChunks << " chunks from every PE";
+  // Chunk c goes back to the PE it came from: every PE receives its own words.
+  for (size_t c = 0; c < kChunks; ++c)
+    shmem_long_put_nbi(dst.get() + at(c), got.data() + at(c), len(c), static_cast<int>((me() + c) % n));
+  shmem_quiet();
+  barrier();
+  wrong = 0;
+  for (size_t c = 0; c < kChunks; ++c)
+    for (size_t i = at(c); i < at(c) + kMax; ++i) wrong += dst[i] != (i < at(c) + len(c) ? word(me(), i) : -1);
+  EXPECT_EQ(wrong, 0) << "put_nbi of " << kChunks << " chunks to every PE";
+  barrier();
+}
+
+// iget over a long span (through UCX: several gets of the span, each
+// strided here) and of elements far apart (one get each, completed
+// together): every element from its place, none of the gaps.
+TEST(RmaStrided, LongSpansAndFarApartElements) {
+  struct Case {
+    size_t n;
+    ptrdiff_t sst, dst;
+  };
+  const Case cases[] = {{100003, 3, 2}, {41, 1000, 3}, {1, 7, 1}};
+  auto word = [](int pe, size_t i) { return static_cast<long>(pe) << 40 | static_cast<long>(i); };
+  for (const Case& c : cases) {
+    const size_t span = (c.n - 1) * c.sst + 1;
+    Sym<long> src(span);
+    if (!src.ok()) return;
+    for (size_t i = 0; i < span; ++i) src[i] = word(me(), i);
+    barrier();
+    std::vector<long> got((c.n - 1) * c.dst + 1 + 1, -1);
+    shmem_long_iget(got.data(), src.get(), c.dst, c.sst, c.n, right());
+    int wrong = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const bool element = i % c.dst == 0 && i / c.dst < c.n;
+      wrong += got[i] != (element ? word(right(), i / c.dst * c.sst) : -1);
+    }
+    EXPECT_EQ(wrong, 0) << "iget of " << c.n << " elements, source stride " << c.sst << ", dest stride " << c.dst;
+    barrier();
+  }
+}
+
 TEST(RmaLarge, UnalignedOffsetsAndLengths) {
   // Every combination of misaligned destination, source and length.
   const size_t cap = 4096;

@@ -112,7 +112,7 @@ struct UcxTransport::State {
   std::atomic<int> endpoints{0};
   std::atomic<bool> closing{false};
   // NOTE [ucx quiet] An operation that completes before the target has it
-  // (a put, a posted atomic) counts `posted` once it is in the worker;
+  // (a put, a posted atomic, an _nbi get) counts `posted` once it is in the worker;
   // quiet flushes the worker only when a flush that started after the last
   // such post has not completed yet (`flushed` holds the count the last
   // completed flush covered). A flush costs a round trip over TCP even when
@@ -203,8 +203,10 @@ struct UcxTransport::State {
   }
 
   // A put of `n` bytes from `src` to the peer's copy of my symmetric `dst`,
-  // or a get of `n` bytes from the peer's copy of my symmetric `src` to `dst`.
-  void rma(bool put, int pe, void* dst, const void* src, std::size_t n) {
+  // or a get of `n` bytes from the peer's copy of my symmetric `src` to `dst`;
+  // waits for the request (local completion) unless `nbi`, when quiet's
+  // flush completes it.
+  void rma(bool put, int pe, void* dst, const void* src, std::size_t n, bool nbi) {
     if (n == 0) return;
     Peer& p = peer(pe);
     const void* sym = put ? dst : src;
@@ -213,8 +215,11 @@ struct UcxTransport::State {
     p.count(n);
     ucs_status_ptr_t req =
         put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm);
-    if (put) posted.fetch_add(1, std::memory_order_acq_rel);
-    finish(req, pe, put ? "a put" : "a get");
+    if (put || nbi) posted.fetch_add(1, std::memory_order_acq_rel);  // NOTE [ucx quiet]
+    const char* what = put ? "a put" : "a get";
+    if (!nbi) return finish(req, pe, what);
+    if (UCS_PTR_IS_ERR(req)) failed_op(pe, what, UCS_PTR_STATUS(req));
+    if (req) ucx().ucp_request_free(req);  // UCX completes it; quiet's flush waits for that
   }
 
   // Waits for a request of an operation on PE `pe` (`what`), progressing
@@ -360,9 +365,13 @@ std::string UcxTransport::card() const {
 
 void UcxTransport::set_card_lookup(std::function<std::string(int)> lookup) { s_->lookup = std::move(lookup); }
 
-void UcxTransport::put(int pe, void* dst, const void* src, std::size_t n) { s_->rma(true, pe, dst, src, n); }
+void UcxTransport::put(int pe, void* dst, const void* src, std::size_t n) { s_->rma(true, pe, dst, src, n, false); }
 
-void UcxTransport::get(int pe, void* dst, const void* src, std::size_t n) { s_->rma(false, pe, dst, src, n); }
+void UcxTransport::get(int pe, void* dst, const void* src, std::size_t n) { s_->rma(false, pe, dst, src, n, false); }
+
+void UcxTransport::put_nbi(int pe, void* dst, const void* src, std::size_t n) { s_->rma(true, pe, dst, src, n, true); }
+
+void UcxTransport::get_nbi(int pe, void* dst, const void* src, std::size_t n) { s_->rma(false, pe, dst, src, n, true); }
 
 std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
                                    std::uint64_t compare) {

@@ -16,6 +16,10 @@
 // Completion: put() returns when the source may be reused (UCX's local
 // completion), get() and the fetching AMOs when the value has arrived;
 // puts and non-fetching AMOs are delivered at quiet() (a worker flush).
+// put_nbi() and get_nbi() return once UCX has the operation, whose request
+// is handed back to UCX at once (ucp_request_free: it completes on its own):
+// quiet()'s flush completes them, gets included, and reports a failure of
+// any of them. So a batch of gets costs one round trip, not one each.
 // fence() is ucp_worker_fence. Over TCP a peer's data lands only while the
 // target calls into UCX, so the runtime makes every wait loop progress the
 // worker (core/wait.hpp). The worker is thread-safe (UCS_THREAD_MODE_MULTI):
@@ -62,6 +66,8 @@ class UcxTransport final : public Transport {
 
   void put(int pe, void* dst, const void* src, std::size_t n) override;
   void get(int pe, void* dst, const void* src, std::size_t n) override;
+  void put_nbi(int pe, void* dst, const void* src, std::size_t n) override;
+  void get_nbi(int pe, void* dst, const void* src, std::size_t n) override;
   std::uint64_t atomic(int pe, AtomicOp op, void* dst, std::size_t width, std::uint64_t operand,
                        std::uint64_t compare) override;
   void put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig, std::uint64_t signal,
