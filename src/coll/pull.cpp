@@ -28,11 +28,16 @@ namespace {
 
 // NOTE [collect header] A collect's members contribute different byte
 // counts, which every member needs before it can place any block. Each
-// member writes its count (and whether its bytes follow in scratch) to the
-// head of its scratch slot, which stays valid until every member has left
-// the call (NOTE [scratch slots]); an active set, which has no scratch,
-// uses the count word, valid until the readers report done.
+// member writes its count (and whether its bytes follow in its line or in
+// scratch) where it stays valid until every member has left the call
+// (NOTE [scratch slots]): in the call's tagged line where every member is
+// mapped, with up to 48 bytes of data beside it, so that a small collect
+// costs one line per member as an fcollect does; else at the head of its
+// scratch slot. An active set, which has no scratch, uses the count word,
+// valid until the readers report done.
 constexpr std::uint64_t kInScratch = std::uint64_t{1} << 63;
+constexpr std::uint64_t kInLine = std::uint64_t{1} << 62;
+constexpr std::uint64_t kWhere = kInScratch | kInLine;
 constexpr std::size_t kHeader = 64;
 constexpr std::size_t kMixedBytes = 1024;  // mixed: blocks up to this size go through scratch (NOTE [selection])
 
@@ -43,41 +48,61 @@ void gather(Group& g, bool allow_scratch) {
   char* dest = static_cast<char*>(a.dest);
   std::vector<std::uint64_t> len(n, mine);  // fcollect: every block as long as mine
   std::vector<std::size_t> at(n);
+  std::uint64_t head = mine;
+  const bool lines = a.kind == Kind::Collect && g.team_mode() && g.fits_line(sizeof head);
   if (a.kind == Kind::Collect) {
-    std::uint64_t head = mine;
     if (g.team_mode()) {
       g.claim_scratch();
-      if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_slot()) {
+      if (lines && allow_scratch && g.fits_line(sizeof head + mine)) {
+        head |= kInLine;
+      } else if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_slot()) {
         std::memcpy(g.scratch() + kHeader, a.source, mine);
         head |= kInScratch;
       }
-      std::memcpy(g.scratch(), &head, sizeof head);
+      if (lines) {
+        char line[sizeof(shmem::TaggedLine::bytes)];
+        std::memcpy(line, &head, sizeof head);
+        const std::size_t with = head & kInLine ? mine : 0;
+        std::memcpy(line + sizeof head, a.source, with);
+        g.write_line(line, sizeof head + with);  // after the scratch copy: the tag releases both
+      } else {
+        std::memcpy(g.scratch(), &head, sizeof head);
+      }
     } else {
       g.word(kCount).store(head, std::memory_order_relaxed);
     }
     g.arrive();  // releases the count
     len[me] = head;
-    g.each_arrival([&](int k) {
-      if (g.team_mode()) g.get(&len[k], g.scratch(), sizeof len[k], k);
-      else len[k] = g.load(k, kCount);
-    });
+    if (lines) g.each_line([&](int k) { std::memcpy(&len[k], g.line_of(k), sizeof len[k]); });
+    else
+      g.each_arrival([&](int k) {
+        if (g.team_mode()) g.get(&len[k], g.scratch(), sizeof len[k], k);
+        else len[k] = g.load(k, kCount);
+      });
   } else {
     g.arrive();
   }
   std::size_t off = 0;
   for (int k = 0; k < n; ++k) {
     at[k] = off;
-    off += len[k] & ~kInScratch;
+    off += len[k] & ~kWhere;
   }
   if (a.kind == Kind::Collect) check_collect_dest(g, off);
   const bool stream = streaming(off);
   copy(dest + at[me], a.source, mine, stream);
-  g.each_arrival([&](int k) {
+  auto take = [&](int k) {
+    const std::size_t bytes = len[k] & ~kWhere;
+    if (len[k] & kInLine) return void(std::memcpy(dest + at[k], g.line_of(k) + sizeof head, bytes));
     const bool in_scratch = len[k] & kInScratch;
-    g.get(dest + at[k], in_scratch ? g.scratch() + kHeader : a.source, len[k] & ~kInScratch, k, stream);
+    g.get(dest + at[k], in_scratch ? g.scratch() + kHeader : a.source, bytes, k, stream);
     if (!in_scratch) g.report_done(k);
-  });
-  if (!(len[me] & kInScratch)) g.wait_readers(n - 1);
+  };
+  if (lines) {
+    for (int i = 1; i < n; ++i) take((me + i) % n);  // every line seen: every member's data is there
+  } else {
+    g.each_arrival(take);
+  }
+  if (!(len[me] & kWhere)) g.wait_readers(n - 1);
 }
 
 }  // namespace
