@@ -9,6 +9,8 @@
  *   broadcast  MPI_Bcast, MPI_BYTE, root 0           size = bytes
  *   reduce     MPI_Allreduce, MPI_LONG, MPI_SUM      size = bytes of the vector
  *   alltoall   MPI_Alltoall, MPI_BYTE                size = bytes per peer
+ *   collect    MPI_Allgatherv, MPI_BYTE              size = bytes of odd ranks, even
+ *                                                    ranks half (collect_share())
  *
  * over MPI_COMM_WORLD, sizes 8 B to --max-size in powers of two, each one
  * reported as NAME (us per call), NAME_algbw and NAME_busbw (GB/s; the
@@ -62,6 +64,7 @@ static const struct metric metrics[] = {
     {"broadcast", COLL_BROADCAST, "MPI_Bcast, MPI_BYTE, root 0"},
     {"reduce", COLL_REDUCE, "MPI_Allreduce, MPI_LONG, MPI_SUM"},
     {"alltoall", COLL_ALLTOALL, "MPI_Alltoall, MPI_BYTE"},
+    {"collect", COLL_COLLECT, "MPI_Allgatherv, MPI_BYTE"},
 };
 #define NMETRICS ((int)(sizeof metrics / sizeof metrics[0]))
 
@@ -69,7 +72,7 @@ static void usage(FILE *to) {
   fprintf(to, "usage: mpi_coll [--csv] [--quick] [--only NAME[,NAME...]] [--reps N] [--rep-ms MS] [--max-size B]\n"
               "  --csv           print metric,size,value,unit lines instead of a table\n"
               "  --quick         fewer and shorter repetitions (a smoke run)\n"
-              "  --only LIST     fcollect broadcast reduce alltoall, or the family coll (default: all)\n"
+              "  --only LIST     fcollect broadcast reduce alltoall collect, or the family coll (default: all)\n"
               "  --reps N        timed repetitions per result, median reported (default 5, quick 3)\n"
               "  --rep-ms MS     target length of one repetition (default 20, quick 3)\n"
               "  --max-size B    largest size, K or M suffix (default 64M; --coll-max-size is the same)\n");
@@ -127,8 +130,33 @@ static int parse_args(int argc, char **argv) {
 
 /* ---- kernels and checks ------------------------------------------------------ */
 
+/* Where block b of recvbuf starts (bytes) and how long it is: `size`, or
+ * rank b's collect_share(). */
+static size_t block_at(enum coll_op op, size_t size, int b, size_t *len) {
+  if (op != COLL_COLLECT) {
+    *len = size;
+    return (size_t)b * size;
+  }
+  size_t at = 0;
+  for (int j = 0; j < b; ++j) at += collect_share(j, size);
+  *len = collect_share(b, size);
+  return at;
+}
+
 static void kernel(enum coll_op op, size_t size, long n) {
   const int count = (int)size;
+  static int *counts, *displs;
+  if (op == COLL_COLLECT && !counts) {
+    counts = malloc(sizeof *counts * (size_t)npes);
+    displs = malloc(sizeof *displs * (size_t)npes);
+    if (!counts || !displs) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (op == COLL_COLLECT)
+    for (int b = 0; b < npes; ++b) {
+      size_t len;
+      displs[b] = (int)block_at(op, size, b, &len);
+      counts[b] = (int)len;
+    }
   for (long i = 0; i < n; ++i) {
     switch (op) {
     case COLL_FCOLLECT:
@@ -140,6 +168,9 @@ static void kernel(enum coll_op op, size_t size, long n) {
     case COLL_REDUCE:
       MPI_Allreduce(sendbuf, recvbuf, count / (int)sizeof(long), MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
       break;
+    case COLL_COLLECT:
+      MPI_Allgatherv(sendbuf, counts[me], MPI_BYTE, recvbuf, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+      break;
     default:
       MPI_Alltoall(sendbuf, count, MPI_BYTE, recvbuf, count, MPI_BYTE, MPI_COMM_WORLD);
       break;
@@ -150,7 +181,7 @@ static void kernel(enum coll_op op, size_t size, long n) {
 /* The blocks of recvbuf that this rank receives; block b holds b + 1 when
  * per_block, else `value`. */
 static int blocks_of(enum coll_op op, int *per_block, long *value) {
-  *per_block = op == COLL_FCOLLECT || op == COLL_ALLTOALL;
+  *per_block = op == COLL_FCOLLECT || op == COLL_ALLTOALL || op == COLL_COLLECT;
   *value = op == COLL_REDUCE ? (long)npes * (npes + 1) / 2 : 1;
   if (op == COLL_BROADCAST) return me == 0 ? 0 : 1;
   return *per_block ? npes : 1;
@@ -161,8 +192,10 @@ static void poison(enum coll_op op, size_t size) {
   long value;
   int blocks = blocks_of(op, &per_block, &value);
   long *d = (long *)recvbuf;
-  size_t w = size / sizeof(long);
-  for (int b = 0; b < blocks; ++b) d[b * w] = d[b * w + w - 1] = -7;
+  for (int b = 0; b < blocks; ++b) {
+    size_t len, at = block_at(op, size, b, &len) / sizeof(long);
+    d[at] = d[at + len / sizeof(long) - 1] = -7;
+  }
 }
 
 static int check(const struct metric *m, size_t size) {
@@ -170,12 +203,12 @@ static int check(const struct metric *m, size_t size) {
   long value;
   int blocks = blocks_of(m->op, &per_block, &value);
   const long *d = (const long *)recvbuf;
-  size_t w = size / sizeof(long);
   for (int b = 0; b < blocks; ++b) {
     long want = per_block ? b + 1 : value;
-    if (d[b * w] != want || d[b * w + w - 1] != want) {
+    size_t len, at = block_at(m->op, size, b, &len) / sizeof(long), last = at + len / sizeof(long) - 1;
+    if (d[at] != want || d[last] != want) {
       fprintf(stderr, "mpi_coll: rank %d: %s of %zu bytes: block %d holds %ld..%ld, expected %ld\n", me, m->name, size,
-              b, d[b * w], d[b * w + w - 1], want);
+              b, d[at], d[last], want);
       return 1;
     }
   }

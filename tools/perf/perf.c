@@ -20,15 +20,17 @@
  *   signal_rtt  FULL round trip: PE 0 shmem_long_p's a flag to PE 1
  *               and waits on its own flag; PE 1 waits, then echoes   us
  *   barrier     shmem_barrier_all over all PEs ("size" = PE count)   us
- *   fcollect, broadcast (root 0), reduce (sum of longs), alltoall: one
- *               collective over all PEs per iteration, back to back, no
- *               barrier in between; "size" = bytes per PE (alltoall: per
- *               peer), 8 B to --coll-max-size in powers of two. Each gives
+ *   fcollect, broadcast (root 0), reduce (sum of longs), alltoall,
+ *               collect: one collective over all PEs per iteration, back
+ *               to back, no barrier in between; "size" = bytes per PE
+ *               (alltoall: per peer; collect: on odd PEs, half on even
+ *               ones), 8 B to --coll-max-size in powers of two. Each gives
  *               three rows: NAME (us per call), NAME_algbw and NAME_busbw
  *               (GB/s, 1 GB = 1e9 B, nccl-tests convention: perf_coll.h).
  *               Only run when --only names them (family "coll"); the
  *               deprecated 1.4 forms are fcollect64, broadcast64,
- *               sum_to_all and alltoall64 (family "coll_deprecated").
+ *               sum_to_all, alltoall64 and collect64 (family
+ *               "coll_deprecated").
  *   async       (tilecomm build only) the PTO DMA instructions against
  *               memcpy, and compute/transfer overlap: see perf_async.cpp
  *   ops         (tilecomm build only, when named) the communicator's
@@ -98,8 +100,8 @@ static void usage(FILE *to) {
           "  --only LIST     run only these metrics; a family name selects its members\n"
           "                  metrics: put_lat get_lat put_bw get_bw amo_fadd amo_cswap amo_inc\n"
           "                           signal_rtt barrier\n"
-          "                           fcollect broadcast reduce alltoall (only when named)\n"
-          "                           fcollect64 broadcast64 sum_to_all alltoall64 (the deprecated forms)\n"
+          "                           fcollect broadcast reduce alltoall collect (only when named)\n"
+          "                           fcollect64 broadcast64 sum_to_all alltoall64 collect64 (the deprecated forms)\n"
           "                  families: lat bw put get amo signal coll coll_deprecated\n"
 #ifdef TILECOMM_PERF_ASYNC
           "                  async: the PTO DMA instructions vs memcpy, and overlap (runs on 1 PE too)\n"
@@ -294,10 +296,12 @@ static const struct metric metrics[] = {
     {"broadcast", "coll", NULL, COLLECTIVE, 1, 1, k_broadcast, 1000000, COLL_BROADCAST, 0},
     {"reduce", "coll", NULL, COLLECTIVE, 1, 1, k_reduce, 1000000, COLL_REDUCE, 0},
     {"alltoall", "coll", NULL, COLLECTIVE, 1, 1, k_alltoall, 1000000, COLL_ALLTOALL, 0},
+    {"collect", "coll", NULL, COLLECTIVE, 1, 1, k_collect, 1000000, COLL_COLLECT, 0},
     {"fcollect64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_fcollect64, 1000000, COLL_FCOLLECT, 1},
     {"broadcast64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_broadcast64, 1000000, COLL_BROADCAST, 1},
     {"sum_to_all", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_sum_to_all, 1000000, COLL_REDUCE, 1},
     {"alltoall64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_alltoall64, 1000000, COLL_ALLTOALL, 1},
+    {"collect64", "coll_deprecated", NULL, COLLECTIVE, 1, 1, k_collect64, 1000000, COLL_COLLECT, 1},
 };
 #define NMETRICS ((int)(sizeof metrics / sizeof metrics[0]))
 
@@ -514,7 +518,8 @@ static void print_coll_row(const struct metric *m, size_t size, const struct res
     static int header_done;
     if (!header_done) {
       header_done = 1;
-      printf("# collectives over %d PEs, size = bytes per PE (alltoall: per peer); time per call in us;\n"
+      printf("# collectives over %d PEs, size = bytes per PE (alltoall: per peer; collect: odd PEs, even\n"
+             "# PEs half of it); time per call in us;\n"
              "# algbw and busbw in GB/s (1e9 B/s) from the median time, nccl-tests convention\n",
              npes);
       printf("%-11s %-46s %9s %12s %12s %12s %9s %9s %10s\n", "metric", "operation", "size", "us median", "min",

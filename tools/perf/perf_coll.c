@@ -4,10 +4,11 @@
  * Portable C. Against a library that declares OpenSHMEM 1.5 or later
  * (tilecomm), fcollect, broadcast, reduce and alltoall are the team forms on
  * SHMEM_TEAM_WORLD: shmem_fcollectmem, shmem_broadcastmem (root 0),
- * shmem_long_sum_reduce and shmem_alltoallmem. Against a 1.4 library
- * (OpenMPI's OSHMEM) they are the active-set forms over all PEs:
+ * shmem_long_sum_reduce, shmem_alltoallmem and shmem_collectmem. Against a
+ * 1.4 library (OpenMPI's OSHMEM) they are the active-set forms over all PEs:
  * shmem_fcollect64, shmem_broadcast64 (root 0; it leaves the root's
- * destination unchanged), shmem_long_sum_to_all and shmem_alltoall64. The
+ * destination unchanged), shmem_long_sum_to_all, shmem_alltoall64 and
+ * shmem_collect64. The
  * reduction is a sum of longs because that is the type both APIs have
  * (shmem_long_sum_to_all); the MPI benchmark (bench/mpi_coll.c) matches it
  * with MPI_LONG and MPI_SUM. The *64 and sum_to_all kernels measure the 1.4
@@ -113,6 +114,11 @@ void k_alltoall64(size_t size, long n) {
   for (long i = 0; i < n; ++i) shmem_alltoall64(dst, src, size / 8, 0, 0, npes, psync[calls++ & 1]);
 }
 
+void k_collect64(size_t size, long n) {
+  const size_t words = collect_share(me, size) / 8;
+  for (long i = 0; i < n; ++i) shmem_collect64(dst, src, words, 0, 0, npes, psync[calls++ & 1]);
+}
+
 /* ---- the measured forms ------------------------------------------------------- */
 
 #if PERF_TEAMS
@@ -141,23 +147,35 @@ void k_alltoall(size_t size, long n) {
   team_error |= rc;
 }
 
-const char *const coll_what[5] = {"", "shmem_fcollectmem, SHMEM_TEAM_WORLD",
-                                  "shmem_broadcastmem, SHMEM_TEAM_WORLD, root 0",
-                                  "shmem_long_sum_reduce, SHMEM_TEAM_WORLD", "shmem_alltoallmem, SHMEM_TEAM_WORLD"};
+void k_collect(size_t size, long n) {
+  const size_t bytes = collect_share(me, size);
+  int rc = 0;
+  for (long i = 0; i < n; ++i) rc |= shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, bytes);
+  team_error |= rc;
+}
+
+const char *const coll_what[COLL_OPS] = {
+    "", "shmem_fcollectmem, SHMEM_TEAM_WORLD", "shmem_broadcastmem, SHMEM_TEAM_WORLD, root 0",
+    "shmem_long_sum_reduce, SHMEM_TEAM_WORLD", "shmem_alltoallmem, SHMEM_TEAM_WORLD",
+    "shmem_collectmem, SHMEM_TEAM_WORLD"};
 #else
 void k_fcollect(size_t size, long n) { k_fcollect64(size, n); }
 void k_broadcast(size_t size, long n) { k_broadcast64(size, n); }
 void k_reduce(size_t size, long n) { k_sum_to_all(size, n); }
 void k_alltoall(size_t size, long n) { k_alltoall64(size, n); }
+void k_collect(size_t size, long n) { k_collect64(size, n); }
 
-const char *const coll_what[5] = {"", "shmem_fcollect64, all PEs, pSync", "shmem_broadcast64, all PEs, root 0, pSync",
-                                  "shmem_long_sum_to_all, all PEs, pSync", "shmem_alltoall64, all PEs, pSync"};
+const char *const coll_what[COLL_OPS] = {
+    "", "shmem_fcollect64, all PEs, pSync", "shmem_broadcast64, all PEs, root 0, pSync",
+    "shmem_long_sum_to_all, all PEs, pSync", "shmem_alltoall64, all PEs, pSync",
+    "shmem_collect64, all PEs, pSync"};
 #endif
 
-const char *const coll_what_deprecated[5] = {"", "shmem_fcollect64 (deprecated), all PEs",
-                                             "shmem_broadcast64 (deprecated), root 0",
-                                             "shmem_long_sum_to_all (deprecated), all PEs",
-                                             "shmem_alltoall64 (deprecated), all PEs"};
+const char *const coll_what_deprecated[COLL_OPS] = {"", "shmem_fcollect64 (deprecated), all PEs",
+                                                    "shmem_broadcast64 (deprecated), root 0",
+                                                    "shmem_long_sum_to_all (deprecated), all PEs",
+                                                    "shmem_alltoall64 (deprecated), all PEs",
+                                                    "shmem_collect64 (deprecated), all PEs"};
 
 /* ---- checks ------------------------------------------------------------------ */
 
@@ -166,6 +184,7 @@ static int blocks_of(enum coll_op op, int deprecated, long *expect_first) {
   switch (op) {
   case COLL_FCOLLECT:
   case COLL_ALLTOALL:
+  case COLL_COLLECT:
     *expect_first = 1; /* block j comes from PE j: j + 1 */
     return npes;
   case COLL_BROADCAST:
@@ -179,26 +198,42 @@ static int blocks_of(enum coll_op op, int deprecated, long *expect_first) {
   }
 }
 
+/* The first and one past the last word of block b of dst. */
+static void block_words(enum coll_op op, size_t size, int b, size_t *first, size_t *end) {
+  size_t at = (size_t)b * size, len = size;
+  if (op == COLL_COLLECT) {
+    at = 0;
+    for (int j = 0; j < b; ++j) at += collect_share(j, size);
+    len = collect_share(b, size);
+  }
+  *first = at / sizeof(long);
+  *end = (at + len) / sizeof(long);
+}
+
 void coll_poison(enum coll_op op, size_t size) {
   long first;
   int blocks = blocks_of(op, 0, &first);
   long *d = (long *)dst;
-  size_t words = size / sizeof(long);
-  for (int b = 0; b < blocks; ++b) d[b * words] = d[b * words + words - 1] = -7;
+  for (int b = 0; b < blocks; ++b) {
+    size_t a, z;
+    block_words(op, size, b, &a, &z);
+    d[a] = d[z - 1] = -7;
+  }
 }
 
 int coll_check(enum coll_op op, int deprecated, size_t size) {
   long first;
   int blocks = blocks_of(op, deprecated, &first);
-  int per_block = op == COLL_FCOLLECT || op == COLL_ALLTOALL;
+  int per_block = op == COLL_FCOLLECT || op == COLL_ALLTOALL || op == COLL_COLLECT;
   const long *d = (const long *)dst;
-  size_t words = size / sizeof(long);
   int bad = 0;
   for (int b = 0; b < blocks && !bad; ++b) {
     long want = per_block ? b + 1 : first;
-    long a = d[b * words], z = d[b * words + words - 1];
+    size_t at, end;
+    block_words(op, size, b, &at, &end);
+    long a = d[at], z = d[end - 1];
     if (a != want || z != want) {
-      static const char *const names[] = {"", "fcollect", "broadcast", "reduce", "alltoall"};
+      static const char *const names[COLL_OPS] = {"", "fcollect", "broadcast", "reduce", "alltoall", "collect"};
       fprintf(stderr, "perf: PE %d: %s%s of %zu bytes: block %d holds %ld..%ld, expected %ld\n", me, names[op],
               deprecated ? " (1.4 form)" : "", size, b, a, z, want);
       bad = 1;

@@ -6,7 +6,7 @@
  * number of times, back to back), then coll_check() on every PE. A kernel
  * runs n iterations of one collective over all PEs; `size` is the bytes each
  * PE contributes (fcollect, broadcast, reduce) or sends to each peer
- * (alltoall). Sizes are powers of two from 8 to coll_setup()'s result.
+ * (alltoall), or the largest contribution (collect: collect_share()). Sizes are powers of two from 8 to coll_setup()'s result.
  *
  * Which API is measured depends on the library compiled against: see
  * perf_coll.c. */
@@ -15,7 +15,13 @@
 
 #include <stddef.h>
 
-enum coll_op { COLL_NONE, COLL_FCOLLECT, COLL_BROADCAST, COLL_REDUCE, COLL_ALLTOALL };
+enum coll_op { COLL_NONE, COLL_FCOLLECT, COLL_BROADCAST, COLL_REDUCE, COLL_ALLTOALL, COLL_COLLECT, COLL_OPS };
+
+/* What PE `pe` contributes to a collect of `size`: `size` bytes on odd PEs,
+ * half of it (at least 8) on even ones, so that the blocks differ. */
+static inline size_t collect_share(int pe, size_t size) {
+  return pe % 2 ? size : (size / 2 < 8 ? 8 : size / 2);
+}
 
 /* Collective: allocates the symmetric buffers for per-PE sizes up to
  * max_size (rounded down to a power of two), halving it while the heap is too
@@ -28,16 +34,18 @@ void k_fcollect(size_t size, long n);
 void k_broadcast(size_t size, long n);
 void k_reduce(size_t size, long n);
 void k_alltoall(size_t size, long n);
+void k_collect(size_t size, long n);
 /* The deprecated active-set forms with pSync (the same calls as above on a
  * 1.4 library). */
 void k_fcollect64(size_t size, long n);
 void k_broadcast64(size_t size, long n);
 void k_sum_to_all(size_t size, long n);
 void k_alltoall64(size_t size, long n);
+void k_collect64(size_t size, long n);
 
 /* What the kernels call, for the table and --help. */
-extern const char *const coll_what[5];          /* indexed by enum coll_op */
-extern const char *const coll_what_deprecated[5];
+extern const char *const coll_what[COLL_OPS];  /* indexed by enum coll_op */
+extern const char *const coll_what_deprecated[COLL_OPS];
 
 /* Marks the words coll_check() reads with a value no collective writes. */
 void coll_poison(enum coll_op op, size_t size);
@@ -53,6 +61,8 @@ int coll_check(enum coll_op op, int deprecated, size_t size);
  *   broadcast             S = size                           factor 1
  *   reduce (allreduce)    S = size (the vector)              factor 2(n-1)/n
  *   alltoall              S = n * size (what one PE sends)   factor (n-1)/n
+ *   collect (allgatherv)  S = the gathered array             factor (n-1)/n
+ *                         (collect_share() of every PE)
  * Header-only, so that bench/mpi_coll.c reports MPI by the same rule. */
 static inline void coll_bandwidth(enum coll_op op, size_t size, int n, double *bytes, double *bus_factor) {
   const double s = (double)size, pes = (double)n;
@@ -60,6 +70,11 @@ static inline void coll_bandwidth(enum coll_op op, size_t size, int n, double *b
   case COLL_FCOLLECT:
   case COLL_ALLTOALL:
     *bytes = s * pes;
+    *bus_factor = (pes - 1) / pes;
+    break;
+  case COLL_COLLECT:
+    *bytes = 0;
+    for (int k = 0; k < n; ++k) *bytes += (double)collect_share(k, size);
     *bus_factor = (pes - 1) / pes;
     break;
   case COLL_REDUCE:
