@@ -59,7 +59,10 @@ constexpr std::size_t kAny = SIZE_MAX;
 // 16 KiB 93 against 106, 32 KiB 130 both, 1 MiB 2439 against 1769).
 // Forced, both serve one host too. The hier rows come before all of them
 // for a team over several hosts of which one has several members (NOTE
-// [host leaders]): 2 hosts of 2 PEs, hier against the best flat row,
+// [host leaders]); a collect, which has no push row, takes hier over hosts
+// of one member too (2 namespace hosts of 1 PE: 8 B-4 KiB 45-55 against
+// 143-190 us for mixed, 1 MiB 1.7-2.2 against 2.0-2.4 ms). 2 hosts of 2
+// PEs, hier against the best flat row,
 // fcollect 8 B 116 against 166 us (push), 64 KiB 443 against 781 (put), 4
 // MiB 15.1 against 22.6 ms (pull); broadcast 1 MiB 1.5 against 2.4 ms; a
 // reduction 4 KiB 208 against 1223 us (oneshot); collect 8 B 145-190
@@ -170,7 +173,7 @@ const Algorithm& select(const Group& g) {
     if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
         (!across_hosts(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g) &&
-        (al.staging != kLeaders || g.hosts() < g.size()))  // a host with several members
+        (al.staging != kLeaders || g.hosts() < g.size() || a.kind == Kind::Collect))
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
     if (al.kind == a.kind && can_serve(al, g)) return al;
@@ -501,8 +504,8 @@ std::string selection_table() {
       if (al.staging == kPut)
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
-        when = "teams, auto only when the team spans hosts and one of them has several members (leaders fetch each "
-               "other's " +
+        when = std::string("teams, auto only when the team spans hosts") +
+               (k == Kind::Collect ? "" : " and one of them has several members") + " (leaders fetch each other's " +
                (k == Kind::Collect ? strprintf("counts over more than %d hosts, and blocks that do not fit a region of "
                                                "a scratch slot; hosts of up to %zu members)", kLeaderHosts,
                                                (slot - kCollectHead) / sizeof(std::uint64_t))
