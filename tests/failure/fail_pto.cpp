@@ -120,7 +120,9 @@ int wait_after_peer_killed(bool other_host) {
         return;
       }
     }
-    shmem_int_atomic_set(go, 1, 1);  // PE 1 dies now
+    // PE 1 dies once it sees this. A put, not an atomic set: over UCX a set
+    // is a swap whose reply PE 1 may never send once it has the value.
+    shmem_int_p(go, 1, 1);
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (!tilecomm::job_failed()) {
       if (std::chrono::steady_clock::now() > give_up) {
