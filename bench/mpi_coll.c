@@ -133,14 +133,8 @@ static int parse_args(int argc, char **argv) {
 /* Where block b of recvbuf starts (bytes) and how long it is: `size`, or
  * rank b's collect_share(). */
 static size_t block_at(enum coll_op op, size_t size, int b, size_t *len) {
-  if (op != COLL_COLLECT) {
-    *len = size;
-    return (size_t)b * size;
-  }
-  size_t at = 0;
-  for (int j = 0; j < b; ++j) at += collect_share(j, size);
-  *len = collect_share(b, size);
-  return at;
+  *len = op == COLL_COLLECT ? collect_share(b, size) : size;
+  return op == COLL_COLLECT ? collect_at(b, size) : (size_t)b * size;
 }
 
 static void kernel(enum coll_op op, size_t size, long n) {

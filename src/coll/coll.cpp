@@ -78,6 +78,9 @@ constexpr Staging kSource = Staging::Source, kScratch = Staging::Scratch, kPush 
 bool pushes(const Algorithm& al) { return al.staging == kPush || al.staging == kPut; }
 // Rows taken automatically only by teams that span hosts.
 bool across_hosts(const Algorithm& al) { return pushes(al) || al.staging == kLeaders; }
+// Whether kind k has a push row (defined after kTable): where it has one, a
+// team over hosts of one member each takes it rather than hier.
+bool has_push_row(Kind k);
 constexpr Algorithm kTable[] = {
     {"hier", Kind::Broadcast, kAny, 2, 0, kLeaders, true, true, hier_broadcast},
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
@@ -106,6 +109,12 @@ constexpr Algorithm kTable[] = {
     {"pull", Kind::ReduceScatter, kAny, 2, 0, kSource, false, false, pull_reduce_scatter},
     {"pull", Kind::Alltoallv, kAny, 2, 0, kSource, false, false, pull_alltoallv},
 };
+
+bool has_push_row(Kind k) {
+  for (const Algorithm& al : kTable)
+    if (al.kind == k && al.staging == kPush) return true;
+  return false;
+}
 
 const std::string& forced_name(const Config& cfg, Kind k) {
   switch (k) {
@@ -173,7 +182,7 @@ const Algorithm& select(const Group& g) {
     if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
         (!across_hosts(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g) &&
-        (al.staging != kLeaders || g.hosts() < g.size() || a.kind == Kind::Collect))
+        (al.staging != kLeaders || g.hosts() < g.size() || !has_push_row(a.kind)))
       return al;
   for (const Algorithm& al : kTable)  // the last row of every kind serves any call
     if (al.kind == a.kind && can_serve(al, g)) return al;
@@ -505,7 +514,7 @@ std::string selection_table() {
         when = strprintf("teams of up to %d members, auto only when the team spans hosts", kPushMembers);
       if (al.staging == kLeaders)
         when = std::string("teams, auto only when the team spans hosts") +
-               (k == Kind::Collect ? "" : " and one of them has several members") + " (leaders fetch each other's " +
+               (has_push_row(k) ? " and one of them has several members" : "") + " (leaders fetch each other's " +
                (k == Kind::Collect ? strprintf("counts over more than %d hosts, and blocks that do not fit a region of "
                                                "a scratch slot; hosts of up to %zu members)", kLeaderHosts,
                                                (slot - kCollectHead) / sizeof(std::uint64_t))

@@ -200,12 +200,8 @@ static int blocks_of(enum coll_op op, int deprecated, long *expect_first) {
 
 /* The first and one past the last word of block b of dst. */
 static void block_words(enum coll_op op, size_t size, int b, size_t *first, size_t *end) {
-  size_t at = (size_t)b * size, len = size;
-  if (op == COLL_COLLECT) {
-    at = 0;
-    for (int j = 0; j < b; ++j) at += collect_share(j, size);
-    len = collect_share(b, size);
-  }
+  const size_t at = op == COLL_COLLECT ? collect_at(b, size) : (size_t)b * size;
+  const size_t len = op == COLL_COLLECT ? collect_share(b, size) : size;
   *first = at / sizeof(long);
   *end = (at + len) / sizeof(long);
 }

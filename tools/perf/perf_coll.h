@@ -22,6 +22,12 @@ enum coll_op { COLL_NONE, COLL_FCOLLECT, COLL_BROADCAST, COLL_REDUCE, COLL_ALLTO
 static inline size_t collect_share(int pe, size_t size) {
   return pe % 2 ? size : (size / 2 < 8 ? 8 : size / 2);
 }
+/* Where PE `pe`'s block of a collect starts in the gathered array. */
+static inline size_t collect_at(int pe, size_t size) {
+  size_t at = 0;
+  for (int j = 0; j < pe; ++j) at += collect_share(j, size);
+  return at;
+}
 
 /* Collective: allocates the symmetric buffers for per-PE sizes up to
  * max_size (rounded down to a power of two), halving it while the heap is too
