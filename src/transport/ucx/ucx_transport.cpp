@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -24,7 +25,7 @@ namespace {
 // hooks (libucm patches mmap and madvise in the whole process when it loads)
 // stay out of every process that does not use UCX, tcrun included.
 #define TC_UCX_FUNCTIONS(X)                                                                                     \
-  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_read) X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) \
+  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) \
   X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version) X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)      \
   X(ucp_put_nbx) X(ucp_request_check_status) X(ucp_request_free) X(ucp_rkey_buffer_release) X(ucp_rkey_destroy)    \
   X(ucp_rkey_pack) X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_fence)                \
@@ -271,6 +272,17 @@ UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std:
   ucp_config_t* config = nullptr;
   if (ucs_status_t st = ucx().ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
     ucx_failed("reading UCX's configuration (ucp_config_read)", st);
+  // NOTE [ucx tcp segment] UCX's TCP transport sends a zero-copy put, or the
+  // reply to a get, in pieces of its send segment, 8 KiB by default, each
+  // one a header and a system call on both sides. One-sided bulk transfers
+  // want the largest piece the receiving side accepts: the receive segment,
+  // 64 KiB by default. Between two hosts of this machine that took 16 MiB
+  // puts and gets from 0.7 to 2-3.5 GB/s, with small messages unchanged.
+  // UCX offers the key to every transport and only TCP has one of this name.
+  // A user who sets either segment size keeps UCX's rule and their choice.
+  if (!std::getenv("UCX_TCP_TX_SEG_SIZE") && !std::getenv("UCX_TCP_RX_SEG_SIZE"))
+    if (ucs_status_t st = ucx().ucp_config_modify(config, "TX_SEG_SIZE", "64K"); st != UCS_OK)
+      ucx_failed("setting UCX's TCP send segment to 64K (ucp_config_modify TX_SEG_SIZE)", st);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (progress_thread ? UCP_FEATURE_WAKEUP : 0);
