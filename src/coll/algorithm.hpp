@@ -185,8 +185,9 @@ class Group {
   void wait_all_arrived() { each_arrival([](int) {}); }
   /// Tells `member` that I finished reading its data.
   void report_done(int member) const { add(member, word(kDone), 1); }
-  /// Waits until `readers` more peers have reported reading my data.
-  void wait_readers(int readers);
+  /// Waits until `readers` more peers have reported reading my data (or
+  /// what `what` says they report: the same word counts put_done()s).
+  void wait_readers(int readers, const char* what = "finish reading this PE's data");
   /// Checked mode, as leader: the check word's value once `members` more confirmed.
   std::uint64_t checked_target(int members) {
     return team_ ? team_->coll.checks += static_cast<std::uint64_t>(members) : static_cast<std::uint64_t>(members);
@@ -267,6 +268,10 @@ class Group {
     raise_pushed(leader(host), true, 2 * tag_, dst, src, n);
   }
   void send(int member, void* dst, const void* src, std::size_t n);
+  /// Puts n bytes to `member`'s copy of my symmetric `dst`, then reports
+  /// done to it: a receiver that knows how many such puts come counts them
+  /// with wait_readers() (no reader of its data may report meanwhile).
+  void put_done(int member, void* dst, const void* src, std::size_t n) { put_then_add(member, dst, src, n, word(kDone), 1); }
   void wait_leader_push(int host) const { wait_pushed(host, true, 2 * tag_, "the data its host's leader pushes to this PE"); }
   /// As leader: my dest holds my host's data for the other leaders
   /// (gathered; a collect's leader first says its host's counts are in its
@@ -303,6 +308,10 @@ class Group {
   /// `value`, after the n bytes at `src` went to `member`'s copy of my
   /// symmetric `dst` (if n).
   void raise_pushed(int member, bool led, std::uint64_t value, void* dst, const void* src, std::size_t n);
+  /// Puts the n bytes at `src` (if n) to `member`'s copy of my symmetric
+  /// `dst`, then adds v to its copy of my word `at`, after them.
+  void put_then_add(int member, void* dst, const void* src, std::size_t n, std::atomic<std::uint64_t>& at,
+                    std::uint64_t v);
   void wait_pushed(int k, bool led, std::uint64_t value, const char* what) const;
   template <class Fn>
   void each_pushed(bool led, std::uint64_t value, const char* what, Fn&& fn) {

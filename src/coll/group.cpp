@@ -75,14 +75,14 @@ std::uint64_t Group::wait(int member, const std::atomic<std::uint64_t>& at, std:
   return seen;
 }
 
-void Group::wait_readers(int readers) {
+void Group::wait_readers(int readers, const char* what) {
   std::uint64_t target = static_cast<std::uint64_t>(readers);
   if (team_) target = team_->coll.done += target;
   std::atomic<std::uint64_t>& x = word(kDone);
   WaitStatus st = wait_for([&] { return x.load(std::memory_order_acquire) >= target; });
   if (st != WaitStatus::Done)
     shmem::wait_failed(st, args.call, &x,
-                       strprintf("%d peers to finish reading this PE's data (counter %llu)", readers,
+                       strprintf("%d peers to %s (counter %llu)", readers, what,
                                  static_cast<unsigned long long>(target)),
                        std::to_string(x.load()));
 }
@@ -164,16 +164,21 @@ void Group::raise_pushed(int member, bool led, std::uint64_t value, void* dst, c
   std::uint64_t& last = led ? team_->coll.led[host(member)] : team_->coll.pushed[member];
   const std::uint64_t delta = value - last;
   last = value;
+  put_then_add(member, dst, src, n, mine, delta);
+}
+
+void Group::put_then_add(int member, void* dst, const void* src, std::size_t n, std::atomic<std::uint64_t>& at,
+                         std::uint64_t v) {
   if (direct(member)) {
     if (n) std::memcpy(mapped(dst, member), src, n);
-    mapped(&mine, member)->fetch_add(delta, std::memory_order_release);
+    mapped(&at, member)->fetch_add(v, std::memory_order_release);
     return;
   }
   const int pe = world(member);
-  auto* word = reinterpret_cast<std::uint64_t*>(&mine);
+  auto* word = reinterpret_cast<std::uint64_t*>(&at);
   try {
-    if (n) g_runtime->transport(pe).put_signal(pe, dst, src, n, word, delta, true);
-    else g_runtime->atomics(pe).atomic(pe, AtomicOp::Notify, word, sizeof *word, delta, 0);
+    if (n) g_runtime->transport(pe).put_signal(pe, dst, src, n, word, v, true);
+    else g_runtime->atomics(pe).atomic(pe, AtomicOp::Notify, word, sizeof *word, v, 0);
   } catch (const Error& e) {
     fatal_error(args.call, e);
   }

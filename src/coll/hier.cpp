@@ -196,9 +196,13 @@ void hier_fcollect(Group& g) {
 //   get   each leader says its list is ready (stage 1) and the others
 //         fetch it: over more than kLeaderHosts hosts, or where a list does
 //         not fit a region.
-// Blocks that did not come with a list are fetched from their leader's
-// dest once it placed them (stage 2). A leader then puts the total in its
-// head's second word for its host's members, which copy its dest.
+// Blocks that did not come with a list travel from their leader's dest
+// into the other leaders' dests: put there by their leader, which knows
+// every place once it has every list, and counted by the receivers' done
+// words, where the lists came the slot way and every host's blocks fit
+// kPutShare; else fetched by the receivers once their leader says it
+// placed them (stage 2). A leader then puts the total in its head's second
+// word for its host's members, which copy its dest.
 void hier_collect(Group& g) {
   const Args& a = g.args;
   const int n = g.size(), me = g.me(), mine = g.host(me), leader = g.leader(mine), hosts = g.hosts();
@@ -286,16 +290,37 @@ void hier_collect(Group& g) {
       from += len[k];
     }
   };
+  // Puts need every receiver to count them, so they serve a call only
+  // where no leader reads another's dest, each reader reporting done too.
+  bool puts = slot;
+  for (int h = 0; h < hosts && puts; ++h) {
+    std::size_t blocks = 0;
+    for (int k : g.members_of(h)) blocks += len[k];
+    puts = blocks <= kPutShare;
+  }
   if (sent) {
     unpack(mine, message.data() + sizeof(std::uint64_t) + list_bytes);
   } else {
     for (int k : members) g.get(dest + at[k], a.source, len[k], k, stream);
-    g.gathered(2);
+    if (!puts) g.gathered(2);
+    for (int h = 0; h < hosts && puts; ++h)
+      if (h != mine)
+        each_run(members, [&](int first, int count, bool last) {
+          char* run = dest + at[first];
+          const std::size_t n = at[first + count] - at[first];
+          if (last) g.put_done(g.leader(h), run, run, n);
+          else g.send(g.leader(h), run, run, n);
+        });
   }
+  int putters = 0;
   for (int i = 1; i < hosts; ++i) {
     const int h = (mine + i) % hosts;
     if (came[h]) {
       unpack(h, came[h]);
+      continue;
+    }
+    if (puts) {
+      ++putters;
       continue;
     }
     g.wait_gathered(h, 2);
@@ -303,8 +328,9 @@ void hier_collect(Group& g) {
       g.post_get(dest + at[first], dest + at[first], at[first + count] - at[first], g.leader(h), stream);
     });
   }
-  report_fetched(g, came);
-  publish_to_host(g, sent ? 0 : hosts - 1);
+  if (puts) g.wait_readers(putters, "put their hosts' blocks into this PE's dest");
+  else report_fetched(g, came);
+  publish_to_host(g, sent || puts ? 0 : hosts - 1);
 }
 
 void hier_reduce(Group& g) {
