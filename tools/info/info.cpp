@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
   printf("  sdma         this PE's copy engine thread, between PEs of one host: available\n");
-  printf("  ucx          %s, started when TILECOMM_TRANSPORTS lists ucx (UCX_TLS chooses its transports)\n",
+  printf("  ucx          %s, started for PEs of other hosts or when TILECOMM_TRANSPORTS lists ucx\n"
+         "               (UCX_TLS chooses its transports; TCP sends in 64 KiB segments unless\n"
+         "               UCX_TCP_TX_SEG_SIZE or UCX_TCP_RX_SEG_SIZE is set)\n",
          tilecomm::transport::UcxTransport::version().c_str());
   printf("\ncollectives: algorithms in the order automatic selection tries them\n");
   try {
