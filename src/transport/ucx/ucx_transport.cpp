@@ -25,8 +25,9 @@ namespace {
 // hooks (libucm patches mmap and madvise in the whole process when it loads)
 // stay out of every process that does not use UCX, tcrun included.
 #define TC_UCX_FUNCTIONS(X)                                                                                     \
-  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) \
-  X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version) X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)      \
+  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release)               \
+  X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version)                   \
+  X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)                                                             \
   X(ucp_put_nbx) X(ucp_request_check_status) X(ucp_request_free) X(ucp_rkey_buffer_release) X(ucp_rkey_destroy)    \
   X(ucp_rkey_pack) X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_fence)                \
   X(ucp_worker_flush_nbx) X(ucp_worker_get_address) X(ucp_worker_get_efd) X(ucp_worker_progress)                  \
