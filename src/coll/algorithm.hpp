@@ -424,6 +424,8 @@ void hier_broadcast(Group& g);      // hier.cpp: host by host (NOTE [host leader
 void hier_fcollect(Group& g);
 void hier_collect(Group& g);
 void hier_reduce(Group& g);
+/// The largest share host leaders put into each other's dests (hier.cpp).
+constexpr std::size_t kPutShare = 32 << 10;
 /// hier_collect's scratch slot: a member's count and its leader's total,
 /// then, on a leader, its host's counts (8 bytes per member).
 constexpr std::size_t kCollectHead = 2 * sizeof(std::uint64_t);

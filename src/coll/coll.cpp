@@ -516,7 +516,8 @@ std::string selection_table() {
         when = std::string("teams, auto only when the team spans hosts") +
                (has_push_row(k) ? " and one of them has several members" : "") + " (leaders fetch each other's " +
                (k == Kind::Collect ? strprintf("counts over more than %d hosts, and blocks that do not fit a region of "
-                                               "a scratch slot; hosts of up to %zu members)", kLeaderHosts,
+                                               "a scratch slot where a host's exceed %zu bytes; hosts of up to %zu "
+                                               "members)", kLeaderHosts, kPutShare,
                                                (slot - kCollectHead) / sizeof(std::uint64_t))
                                    : strprintf("shares over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)

@@ -24,7 +24,6 @@ namespace tilecomm::coll {
 namespace {
 
 enum class Way { Slot, Put, Get };
-constexpr std::size_t kPutShare = 32 << 10;
 
 // The way for shares of up to `share` bytes with `senders` regions in a
 // receiver's slot; reductions have no put way (a receiver's dest is its
