@@ -54,7 +54,7 @@ test-tsan: deps
 # corpus; new inputs go to build-fuzz/grown, crashes to build-fuzz/artifacts.
 # A longer run, e.g. an hour per target:  make fuzz-long FUZZ_LONG_SECONDS=3600
 # (then copy what build-fuzz/artifacts holds into tests/fuzz/corpus/<target>/crash-*).
-FUZZ_TARGETS = fuzz_server fuzz_client fuzz_uniqueid fuzz_config fuzz_pmi
+FUZZ_TARGETS = fuzz_server fuzz_client fuzz_uniqueid fuzz_config fuzz_pmi fuzz_ucx_batch
 FUZZ_SECONDS ?= 20
 FUZZ_LONG_SECONDS ?= 3600
 test-fuzz: deps

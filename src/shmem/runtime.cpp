@@ -234,7 +234,7 @@ Runtime::~Runtime() {
 // operation to that peer (NOTE [ucx cards]); wait loops progress it, and the
 // copy engine reaches other hosts through it (NOTE [remote copies]).
 void Runtime::start_ucx() {
-  ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread);
+  ucx_ = std::make_unique<transport::UcxTransport>(my_pe_, n_pes_, cfg_.ucx_progress_thread, cfg_.ucx_coalesce);
   ucx_->register_segment(0, heap_);
   if (data_.size()) ucx_->register_segment(1, data_);
   if (client_) {

@@ -110,6 +110,41 @@ TEST(Ordering, FenceOrdersAmosAndPutsToOnePe) {
   barrier();
 }
 
+TEST(Ordering, ManySmallPutsOfMixedSizesBeforeTheFlag) {
+  // Thousands of puts of 1 to 1100 bytes side by side (through UCX, most of
+  // them travel in batches and some on their own: NOTE [ucx coalescing]),
+  // a later put overwriting part of an earlier one, blocking and nbi mixed;
+  // then fence and a flag, or quiet and a flag.
+  constexpr size_t kBytes = 600 << 10;
+  Sym<unsigned char> buf(kBytes);
+  Sym<long> flag(1), ack(1);
+  if (!buf.ok() || !flag.ok() || !ack.ok()) return;
+  std::vector<unsigned char> src(kBytes), want(kBytes);
+  barrier();
+  for (long round = 1; round <= 2; ++round) {
+    for (size_t i = 0; i < kBytes; ++i) {
+      src[i] = static_cast<unsigned char>(i * 31 + round * 5 + me());
+      want[i] = static_cast<unsigned char>(i * 31 + round * 5 + left());
+    }
+    size_t at = 0;
+    for (size_t k = 0; at < kBytes; ++k) {
+      const size_t n = std::min(kBytes - at, 1 + (k * 37) % 1100);
+      if (k % 3 == 0) shmem_putmem_nbi(buf.get() + at, src.data() + at, n, right());
+      else shmem_putmem(buf.get() + at, src.data() + at, n, right());
+      if (k % 5 == 0 && at >= 8) shmem_putmem(buf.get() + at - 8, src.data() + at - 8, 8, right());  // again
+      at += n;
+    }
+    if (round == 1) shmem_fence();
+    else shmem_quiet();
+    shmem_long_p(flag.get(), round, right());
+    shmem_long_wait_until(flag.get(), SHMEM_CMP_EQ, round);
+    EXPECT_TRUE(bytes_equal(buf.get(), want.data(), kBytes)) << "round " << round;
+    shmem_long_atomic_set(ack.get(), round, left());
+    shmem_long_wait_until(ack.get(), SHMEM_CMP_EQ, round);
+  }
+  barrier();
+}
+
 TEST(Ordering, QuietMakesPutsVisibleToEveryPe) {
   // Puts to all PEs, quiet, then a flag to PE 0 only: once PE 0 has every
   // flag, every PE's data is in place everywhere (quiet completes puts to

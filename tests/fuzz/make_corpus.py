@@ -179,10 +179,35 @@ def config_seeds():
     }
 
 
+def ucx_batch_seeds():
+    """fuzz_ucx_batch: the job's size, then a batch (ucx_batch in ucx_transport.hpp): a head
+    (sender, magic), then per put its address, its length and its bytes padded to 8."""
+    magic = 0x7C0A1E5C
+
+    def put(addr, data):
+        return struct.pack("<QQ", addr, len(data)) + data + b"\0" * (-len(data) % 8)
+
+    def batch(pe, *puts, size=4):
+        return bytes([size]) + struct.pack("<iI", pe, magic) + b"".join(puts)
+
+    return {
+        "empty": batch(0),
+        "one_word": batch(1, put(0x10000, b"\x2a" * 8)),
+        "mixed": batch(3, put(0x10010, b"abc"), put(0x10ff0, b"x"), put(0x10800, bytes(range(200)))),
+        "whole_region": batch(2, put(0x10000, b"\x11" * 4096)),
+        "last_byte": batch(2, put(0x10fff, b"z")),
+        "past_region": batch(2, put(0x10ffe, b"abc")),
+        "zero_bytes": batch(1, struct.pack("<QQ", 0x10000, 0)),
+        "truncated": batch(1, put(0x10000, b"abcdefgh"))[:-3],
+        "bad_magic": bytes([4]) + struct.pack("<iI", 0, magic ^ 1),
+        "pe_outside": batch(9, put(0x10000, b"a")),
+    }
+
+
 def main():
     for target, seeds in (("fuzz_server", server_seeds()), ("fuzz_client", client_seeds()),
                           ("fuzz_uniqueid", uniqueid_seeds()), ("fuzz_config", config_seeds()),
-                          ("fuzz_pmi", pmi_seeds())):
+                          ("fuzz_pmi", pmi_seeds()), ("fuzz_ucx_batch", ucx_batch_seeds())):
         d = os.path.join(HERE, "corpus", target)
         os.makedirs(d, exist_ok=True)
         for name, data in seeds.items():

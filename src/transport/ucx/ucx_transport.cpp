@@ -25,13 +25,13 @@ namespace {
 // hooks (libucm patches mmap and madvise in the whole process when it loads)
 // stay out of every process that does not use UCX, tcrun included.
 #define TC_UCX_FUNCTIONS(X)                                                                                     \
-  X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release)               \
+  X(ucp_am_send_nbx) X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release)               \
   X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version)                   \
   X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)                                                             \
   X(ucp_put_nbx) X(ucp_request_check_status) X(ucp_request_free) X(ucp_rkey_buffer_release) X(ucp_rkey_destroy)    \
   X(ucp_rkey_pack) X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_fence)                \
   X(ucp_worker_flush_nbx) X(ucp_worker_get_address) X(ucp_worker_get_efd) X(ucp_worker_progress)                  \
-  X(ucp_worker_release_address) X(ucp_worker_signal) X(ucs_status_string)
+  X(ucp_worker_release_address) X(ucp_worker_set_am_recv_handler) X(ucp_worker_signal) X(ucs_status_string)
 
 struct Api {
 #define TC_UCX_MEMBER(f) decltype(&::f) f = nullptr;
@@ -65,6 +65,13 @@ struct Peer {
   int pe = -1;
   const std::atomic<bool>* closing = nullptr;   // the job is finishing: peers leave
   std::atomic<std::uint64_t> ops{0}, bytes{0};  // sent to this peer (traffic())
+  // Small puts not sent yet (NOTE [ucx coalescing]): `batch` is owned by
+  // whoever holds batch_mutex; batches sent and acknowledged so far.
+  std::mutex batch_mutex;
+  std::atomic<char*> batch{nullptr};
+  std::size_t batch_used = 0;
+  std::atomic<bool> touched{false};  // in State::touched
+  std::atomic<std::uint64_t> sent{0}, acked{0};
 
   void count(std::size_t n) {
     ops.fetch_add(1, std::memory_order_relaxed);
@@ -100,6 +107,79 @@ std::string_view take_bytes(std::string_view& s) {
         "chooses its transports (for example UCX_TLS=tcp)", what, ucx().ucs_status_string(st));
 }
 
+// NOTE [ucx coalescing] Over TCP, UCX emulates a put with an active message
+// that the target answers with an acknowledgement: each small put costs a
+// send on both sides, so a stream of small puts runs at the rate of system
+// calls whatever the size. Puts of up to TILECOMM_UCX_COALESCE bytes (blocking
+// or _nbi: both need only the source reusable on return) are instead copied
+// into a batch per peer, a message of our own (kBatchAm) that the target's
+// handler applies record by record and acknowledges with one kAckAm message.
+// A batch leaves when it is full, before any other operation to its peer,
+// at fence (before UCX's fence, which orders active messages as it orders
+// puts), and whenever this PE progresses UCX, which every wait of tilecomm
+// does: so a put followed by a wait (a ping-pong) is sent at once, and a put
+// followed by computation without tilecomm calls waits for the next call,
+// as a put over TCP already waits for the target's next call to land; with
+// TILECOMM_UCX_PROGRESS_THREAD=1 a new batch wakes the progress thread,
+// which sends it with the puts that joined it meanwhile.
+// quiet sends every batch and waits until each peer acknowledged all it was
+// sent. A PE holds a batch only for a peer with unsent puts: no memory per
+// peer otherwise.
+constexpr unsigned kBatchAm = 0x7c01, kAckAm = 0x7c02;
+using ucx_batch::kBytes;
+
+struct Ack {
+  std::int32_t pe;  // the target that applied the batches
+  std::uint32_t batches;
+};
+static_assert(sizeof(ucx_batch::Head) == 8 && sizeof(ucx_batch::Record) == 16 && sizeof(Ack) == 8);
+
+}  // namespace
+
+std::size_t ucx_batch::start(char* b, int pe) {
+  const Head head{pe, kMagic};
+  std::memcpy(b, &head, sizeof head);
+  return sizeof head;
+}
+
+std::size_t ucx_batch::append(char* b, std::size_t used, std::uint64_t addr, const void* src, std::size_t n) {
+  const Record r{addr, n};
+  std::memcpy(b + used, &r, sizeof r);
+  std::memcpy(b + used + sizeof r, src, n);
+  return used + record_bytes(n);
+}
+
+int ucx_batch::apply(const void* data, std::size_t length, int n_pes,
+                     const std::function<void*(std::uint64_t addr, std::size_t n)>& target) {
+  const auto* p = static_cast<const char*>(data);
+  Head head;
+  if (length < sizeof head) raise(ErrorCode::Transport, "UCX transport: a batch of puts of %zu bytes is truncated", length);
+  std::memcpy(&head, p, sizeof head);
+  if (head.magic != kMagic || head.pe < 0 || head.pe >= n_pes)
+    raise(ErrorCode::Transport, "UCX transport: a batch of puts carries a bad header (PE %d of %d, magic %#x)",
+          head.pe, n_pes, head.magic);
+  for (std::size_t at = sizeof head; at < length;) {
+    Record r;
+    if (length - at < sizeof r)
+      raise(ErrorCode::Transport, "UCX transport: PE %d's batch of puts is truncated at byte %zu of %zu", head.pe, at,
+            length);
+    std::memcpy(&r, p + at, sizeof r);
+    at += sizeof r;
+    if (r.bytes == 0 || r.bytes > length - at || pad8(r.bytes) > length - at)
+      raise(ErrorCode::Transport, "UCX transport: PE %d's batch of puts holds a put of %llu bytes at byte %zu of %zu",
+            head.pe, static_cast<unsigned long long>(r.bytes), at, length);
+    void* dst = target(r.addr, r.bytes);
+    if (!dst)
+      raise(ErrorCode::Transport, "UCX transport: PE %d put %llu bytes at %#llx, outside this PE's symmetric "
+            "segments", head.pe, static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(r.addr));
+    std::memcpy(dst, p + at, r.bytes);
+    at += pad8(r.bytes);
+  }
+  return head.pe;
+}
+
+namespace {
+
 }  // namespace
 
 struct UcxTransport::State {
@@ -125,12 +205,203 @@ struct UcxTransport::State {
   std::atomic<std::uint64_t> posted{0}, flushed{0};
   std::thread progress_thread;  // TILECOMM_UCX_PROGRESS_THREAD=1
   std::atomic<bool> stopping{false};
+  // NOTE [ucx coalescing]: puts of up to `coalesce` bytes go into batches;
+  // peers with a batch to send (`dirty`), peers ever sent one (`touched`),
+  // batches sent and acknowledged in all, acknowledgements to send.
+  std::size_t coalesce = 0;
+  std::mutex dirty_mutex, touched_mutex, ack_mutex;
+  std::vector<Peer*> dirty, touched;
+  std::atomic<bool> any_dirty{false}, any_acks{false};
+  std::atomic<std::uint64_t> batches_sent{0}, batches_acked{0};
+  std::atomic<int> batch_failed_pe{-1};  // the first batch UCX refused to send, and why
+  std::atomic<ucs_status_t> batch_failed_status{UCS_OK};
+  struct AckDue {
+    ucp_ep_h ep;  // UCX's reply endpoint to the sender of the batches
+    std::uint32_t batches;
+  };
+  std::vector<AckDue> acks;
 
   // Progresses the worker, unless the job failed: then a request from a
   // peer that already left may be waiting, and UCX ends the process when
   // it cannot send the reply, before this PE's own message names the
-  // failure (an atomic's reply, seen with UCX 1.13).
-  unsigned progress() { return job_failed() ? 0 : ucx().ucp_worker_progress(worker); }
+  // failure (an atomic's reply, seen with UCX 1.13). Then sends the batches
+  // of puts and the acknowledgements that wait (NOTE [ucx coalescing]).
+  unsigned progress() {
+    if (job_failed()) return 0;
+    const unsigned n = ucx().ucp_worker_progress(worker);
+    send_batches();
+    if (any_acks.load(std::memory_order_acquire)) send_acks();
+    return n;
+  }
+
+  // Sends `buf` (malloc'ed, `n` bytes) as active message `id` on `ep` and
+  // frees it once UCX is done with it; returns UCX's refusal, if any (this
+  // runs inside waits' progress, which must not throw).
+  ucs_status_t send_owned(ucp_ep_h ep, unsigned id, void* buf, std::size_t n) {
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    // The handler gets the whole message at once, and a batch's handler an
+    // endpoint to acknowledge it on (making one there could wait for the
+    // rendezvous inside a wait's progress).
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | (id == kBatchAm ? UCP_AM_SEND_FLAG_REPLY : 0);
+    // A send that fails (its peer gone) is seen by quiet, which waits for
+    // an acknowledgement that does not come while the job's failure is known.
+    prm.cb.send = [](void* req, ucs_status_t, void* owned) {
+      std::free(owned);
+      ucx().ucp_request_free(req);
+    };
+    prm.user_data = buf;
+    ucs_status_ptr_t req = ucx().ucp_am_send_nbx(ep, id, nullptr, 0, buf, n, &prm);
+    if (req != nullptr && !UCS_PTR_IS_ERR(req)) return UCS_OK;  // the callback frees buf
+    std::free(buf);  // sent at once (no callback), or refused
+    return UCS_PTR_STATUS(req);
+  }
+
+  // A put of `n` (at most `coalesce`) bytes into `p`'s batch; a full batch
+  // leaves first.
+  void coalesce_put(Peer& p, std::uint64_t raddr, const void* src, std::size_t n) {
+    const std::size_t rec = ucx_batch::record_bytes(n);
+    char* full = nullptr;
+    std::size_t full_used = 0;
+    bool started = false;
+    {
+      std::lock_guard<std::mutex> lock(p.batch_mutex);
+      char* b = p.batch.load(std::memory_order_relaxed);
+      if (b && p.batch_used + rec > kBytes) {
+        full = b;
+        full_used = p.batch_used;
+        b = nullptr;
+      }
+      if (!b) {
+        b = static_cast<char*>(std::malloc(kBytes));
+        if (!b) raise(ErrorCode::System, "UCX transport: no memory for a batch of puts (%zu bytes)", kBytes);
+        p.batch_used = ucx_batch::start(b, my_pe);
+        p.batch.store(b, std::memory_order_relaxed);
+        std::lock_guard<std::mutex> d(dirty_mutex);
+        dirty.push_back(&p);
+        any_dirty.store(true, std::memory_order_release);
+        started = true;
+      }
+      p.batch_used = ucx_batch::append(b, p.batch_used, raddr, src, n);
+    }
+    if (started && progress_thread.joinable()) ucx().ucp_worker_signal(worker);  // it sends the batch
+    if (full) {
+      send_batch(p, full, full_used);
+      check_batches();
+    }
+  }
+
+  // Sends `p`'s batch, if it has one.
+  void send_batch(Peer& p) {
+    if (!p.batch.load(std::memory_order_acquire)) return;
+    char* b = nullptr;
+    std::size_t used = 0;
+    {
+      std::lock_guard<std::mutex> lock(p.batch_mutex);
+      b = p.batch.exchange(nullptr, std::memory_order_relaxed);
+      used = p.batch_used;
+    }
+    if (b) send_batch(p, b, used);
+  }
+  void send_batch(Peer& p, char* b, std::size_t used) {
+    if (!p.touched.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(touched_mutex);
+      if (!p.touched.load(std::memory_order_relaxed)) touched.push_back(&p);
+      p.touched.store(true, std::memory_order_release);
+    }
+    p.sent.fetch_add(1, std::memory_order_acq_rel);  // before its acknowledgement can arrive
+    batches_sent.fetch_add(1, std::memory_order_acq_rel);
+    if (const ucs_status_t st = send_owned(p.ep, kBatchAm, b, used); st != UCS_OK) {
+      int none = -1;
+      if (batch_failed_pe.compare_exchange_strong(none, p.pe)) batch_failed_status.store(st);
+    }
+  }
+  // Raises the first refusal of a batch, if any.
+  void check_batches() {
+    if (const int pe = batch_failed_pe.load(std::memory_order_acquire); pe >= 0)
+      failed_op(pe, "a batch of puts", batch_failed_status.load());
+  }
+  // Sends every batch.
+  void send_batches() {
+    if (!any_dirty.load(std::memory_order_acquire)) return;
+    std::vector<Peer*> list;
+    {
+      std::lock_guard<std::mutex> lock(dirty_mutex);
+      list.swap(dirty);
+      any_dirty.store(false, std::memory_order_relaxed);
+    }
+    for (Peer* p : list) send_batch(*p);
+  }
+
+  // The active-message handlers: a peer's batch of puts (applied, then
+  // acknowledged from progress(), outside UCX's callback), and a peer's
+  // acknowledgement of ours.
+  static ucs_status_t on_batch(void* arg, const void*, std::size_t, void* data, std::size_t length,
+                               const ucp_am_recv_param_t* param) {
+    State& s = *static_cast<State*>(arg);
+    try {
+      if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+        raise(ErrorCode::Transport, "UCX transport: a batch of puts of %zu bytes arrived by rendezvous or without a "
+              "reply endpoint", length);
+      ucx_batch::apply(data, length, s.n_pes, [&s](std::uint64_t addr, std::size_t n) -> void* {
+        for (const LocalSegment& seg : s.segments)
+          if (addr - seg.base < seg.size && n <= seg.size - (addr - seg.base)) return reinterpret_cast<void*>(addr);
+        return nullptr;
+      });
+      std::lock_guard<std::mutex> lock(s.ack_mutex);
+      if (!s.acks.empty() && s.acks.back().ep == param->reply_ep) ++s.acks.back().batches;
+      else s.acks.push_back(AckDue{param->reply_ep, 1});
+      s.any_acks.store(true, std::memory_order_release);
+    } catch (const Error& e) {
+      fatal("%s", e.what());  // a peer that sends what no tilecomm PE sends: nothing here can be trusted
+    }
+    return UCS_OK;
+  }
+  static ucs_status_t on_ack(void* arg, const void*, std::size_t, void* data, std::size_t length,
+                             const ucp_am_recv_param_t*) {
+    State& s = *static_cast<State*>(arg);
+    Ack a{};
+    if (length == sizeof a) std::memcpy(&a, data, sizeof a);
+    Peer* p = length == sizeof a && a.pe >= 0 && a.pe < s.n_pes ? s.peers[a.pe].load(std::memory_order_acquire)
+                                                                 : nullptr;
+    if (!p || a.batches == 0 || p->acked.load(std::memory_order_relaxed) + a.batches > p->sent.load())
+      fatal("UCX transport: a bad acknowledgement of puts (%zu bytes, PE %d, %u batches)", length, a.pe, a.batches);
+    p->acked.fetch_add(a.batches, std::memory_order_acq_rel);
+    s.batches_acked.fetch_add(a.batches, std::memory_order_acq_rel);
+    return UCS_OK;
+  }
+  void send_acks() {
+    std::vector<AckDue> list;
+    {
+      std::lock_guard<std::mutex> lock(ack_mutex);
+      list.swap(acks);
+      any_acks.store(false, std::memory_order_relaxed);
+    }
+    for (const AckDue& a : list) {
+      auto* buf = static_cast<Ack*>(std::malloc(sizeof(Ack)));
+      if (!buf) fatal("UCX transport: no memory for an acknowledgement of puts");
+      *buf = Ack{my_pe, a.batches};
+      (void)send_owned(a.ep, kAckAm, buf, sizeof *buf);  // refused: the sender's quiet names the failure
+    }
+  }
+
+  // Waits until every batch sent so far is acknowledged.
+  void wait_batches() {
+    send_batches();
+    check_batches();
+    if (batches_acked.load(std::memory_order_acquire) >= batches_sent.load(std::memory_order_acquire)) return;
+    std::vector<std::pair<Peer*, std::uint64_t>> want;
+    {
+      std::lock_guard<std::mutex> lock(touched_mutex);
+      for (Peer* p : touched)
+        if (const std::uint64_t n = p->sent.load(std::memory_order_acquire); p->acked.load() < n) want.emplace_back(p, n);
+    }
+    for (auto [p, n] : want)
+      wait(p->pe, "quiet (the acknowledgement of a batch of puts)", [this, p = p, n = n] {
+        return p->acked.load(std::memory_order_acquire) >= n || batch_failed_pe.load(std::memory_order_relaxed) >= 0;
+      });
+    check_batches();
+  }
 
   // The progress thread: progresses the worker while it has work, then arms
   // it and sleeps in poll() on its event descriptor until UCX has news (an
@@ -207,14 +478,18 @@ struct UcxTransport::State {
   // A put of `n` bytes from `src` to the peer's copy of my symmetric `dst`,
   // or a get of `n` bytes from the peer's copy of my symmetric `src` to `dst`;
   // waits for the request (local completion) unless `nbi`, when quiet's
-  // flush completes it.
+  // flush completes it. Small puts join the peer's batch; anything else
+  // sends the batch first.
   void rma(bool put, int pe, void* dst, const void* src, std::size_t n, bool nbi) {
     if (n == 0) return;
     Peer& p = peer(pe);
     const void* sym = put ? dst : src;
     auto [raddr, rkey] = remote(p, sym, n, pe);
-    ucp_request_param_t prm{};
     p.count(n);
+    if (put && n <= coalesce) return coalesce_put(p, raddr, src, n);  // NOTE [ucx coalescing]
+    send_batch(p);
+    check_batches();
+    ucp_request_param_t prm{};
     ucs_status_ptr_t req =
         put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm);
     if (put || nbi) posted.fetch_add(1, std::memory_order_acq_rel);  // NOTE [ucx quiet]
@@ -224,28 +499,39 @@ struct UcxTransport::State {
     if (req) ucx().ucp_request_free(req);  // UCX completes it; quiet's flush waits for that
   }
 
-  // Waits for a request of an operation on PE `pe` (`what`), progressing
-  // the worker; throws if it failed or the job did.
-  void finish(ucs_status_ptr_t req, int pe, const char* what) {
-    if (req == nullptr) return;
-    if (UCS_PTR_IS_ERR(req)) failed_op(pe, what, UCS_PTR_STATUS(req));
+  // Waits until `done()` for an operation on PE `pe` (`what`), progressing
+  // the worker; throws if the job fails or TILECOMM_TIMEOUT passes first.
+  template <class Done>
+  void wait(int pe, const char* what, Done&& done) {
     // wait_for spins, then yields the CPU (the peer that must answer may
     // need it: an oversubscribed host), and sees failures and the timeout.
     // It progresses this worker on every poll when the runtime installed
     // its progress hook (detail::g_progress); a second progress here would
-    // only delay each look at the request.
+    // only delay each look.
     const bool hooked = detail::g_progress.load(std::memory_order_relaxed) != nullptr;
-    ucs_status_t st = UCS_INPROGRESS;
     const WaitStatus ws = wait_for([&] {
       if (!hooked) progress();
-      st = ucx().ucp_request_check_status(req);
-      return st != UCS_INPROGRESS;
+      return done();
     });
-    ucx().ucp_request_free(req);
     if (ws != WaitStatus::Done)
       raise(ws == WaitStatus::TimedOut ? ErrorCode::Timeout : ErrorCode::Remote,
             "UCX transport: %s on PE %d did not complete: %s", what, pe,
             ws == WaitStatus::TimedOut ? "TILECOMM_TIMEOUT passed" : job_failure().c_str());
+  }
+
+  // Waits for a request of an operation on PE `pe` (`what`); throws if it
+  // failed or the job did.
+  void finish(ucs_status_ptr_t req, int pe, const char* what) {
+    if (req == nullptr) return;
+    if (UCS_PTR_IS_ERR(req)) failed_op(pe, what, UCS_PTR_STATUS(req));
+    ucs_status_t st = UCS_INPROGRESS;
+    try {
+      wait(pe, what, [&] { return (st = ucx().ucp_request_check_status(req)) != UCS_INPROGRESS; });
+    } catch (...) {
+      ucx().ucp_request_free(req);
+      throw;
+    }
+    ucx().ucp_request_free(req);
     if (st != UCS_OK) failed_op(pe, what, st);
   }
 
@@ -266,9 +552,14 @@ struct UcxTransport::State {
   }
 };
 
-UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std::make_unique<State>()) {
+UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread, std::size_t coalesce)
+    : s_(std::make_unique<State>()) {
+  if (coalesce > ucx_batch::kMaxPut)
+    raise(ErrorCode::InvalidUsage, "UCX transport: TILECOMM_UCX_COALESCE is %zu bytes, more than the %zu a batch of "
+          "puts holds; set it to at most that, or 0 to send every put on its own", coalesce, ucx_batch::kMaxPut);
   s_->my_pe = my_pe;
   s_->n_pes = n_pes;
+  s_->coalesce = coalesce;
   s_->peers = std::vector<std::atomic<Peer*>>(n_pes);
   ucp_config_t* config = nullptr;
   if (ucs_status_t st = ucx().ucp_config_read(nullptr, nullptr, &config); st != UCS_OK)
@@ -286,7 +577,8 @@ UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std:
       ucx_failed("setting UCX's TCP send segment to 64K (ucp_config_modify TX_SEG_SIZE)", st);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-  params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (progress_thread ? UCP_FEATURE_WAKEUP : 0);
+  params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    (progress_thread ? UCP_FEATURE_WAKEUP : 0);
   params.mt_workers_shared = 1;
   ucs_status_t st = ucx().ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &s_->context);
   ucx().ucp_config_release(config);
@@ -296,6 +588,17 @@ UcxTransport::UcxTransport(int my_pe, int n_pes, bool progress_thread) : s_(std:
   wp.thread_mode = UCS_THREAD_MODE_MULTI;
   if (st = ucx().ucp_worker_create(s_->context, &wp, &s_->worker); st != UCS_OK)
     ucx_failed("creating a UCX worker (ucp_worker_create)", st);
+  for (auto [id, cb] : {std::pair{kBatchAm, &State::on_batch}, std::pair{kAckAm, &State::on_ack}}) {
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                    UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = id;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    hp.cb = cb;
+    hp.arg = s_.get();
+    if (st = ucx().ucp_worker_set_am_recv_handler(s_->worker, &hp); st != UCS_OK)
+      ucx_failed("installing the handler of batches of puts (ucp_worker_set_am_recv_handler)", st);
+  }
   ucp_address_t* address = nullptr;
   std::size_t len = 0;
   if (st = ucx().ucp_worker_get_address(s_->worker, &address, &len); st != UCS_OK)
@@ -333,6 +636,7 @@ UcxTransport::~UcxTransport() {
       });
       ucx().ucp_request_free(req);
     }
+    std::free(p->batch.load());  // puts never sent: the job is ending
     delete p;
   }
   for (LocalSegment& seg : s_->segments)
@@ -392,6 +696,8 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     raise(ErrorCode::InvalidUsage, "UCX transport: atomics are 4 or 8 bytes wide, not %zu", width);
   Peer& p = s_->peer(pe);
   auto [raddr, rkey] = s_->remote(p, dst, width, pe);
+  s_->send_batch(p);
+  s_->check_batches();
   ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
   bool fetch = true;
   switch (op) {
@@ -429,15 +735,18 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
 void UcxTransport::put_signal(int pe, void* dst, const void* src, std::size_t n, std::uint64_t* sig,
                               std::uint64_t signal, bool add) {
   put(pe, dst, src, n);
-  ucx().ucp_worker_fence(s_->worker);  // the data is delivered before the signal
+  fence();  // the data is delivered before the signal
   atomic(pe, add ? AtomicOp::Add : AtomicOp::Set, sig, sizeof *sig, signal, 0);
 }
 
 void UcxTransport::fence() {
+  s_->send_batches();  // NOTE [ucx coalescing]
+  s_->check_batches();
   if (ucs_status_t st = ucx().ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
 }
 
 void UcxTransport::quiet() {
+  s_->wait_batches();  // NOTE [ucx coalescing]
   const std::uint64_t posted = s_->posted.load(std::memory_order_acquire);  // NOTE [ucx quiet]
   if (s_->flushed.load(std::memory_order_acquire) >= posted) return;
   ucp_request_param_t prm{};

@@ -14,8 +14,10 @@
 // numbers at 16k PEs).
 //
 // Completion: put() returns when the source may be reused (UCX's local
-// completion), get() and the fetching AMOs when the value has arrived;
-// puts and non-fetching AMOs are delivered at quiet() (a worker flush).
+// completion, or the bytes copied into the peer's batch of small puts:
+// NOTE [ucx coalescing]), get() and the fetching AMOs when the value has
+// arrived; puts and non-fetching AMOs are delivered at quiet() (every batch
+// acknowledged, then a worker flush).
 // put_nbi() and get_nbi() return once UCX has the operation, whose request
 // is handed back to UCX at once (ucp_request_free: it completes on its own):
 // quiet()'s flush completes them, gets included, and reports a failure of
@@ -30,6 +32,7 @@
 // news: no interval sleep, no spinning while nothing happens.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,13 +42,48 @@
 
 namespace tilecomm::transport {
 
+// The wire format of a batch of puts (NOTE [ucx coalescing]): a Head, then
+// per put a Record and its bytes, padded to 8; at most kBytes in all.
+namespace ucx_batch {
+struct Head {
+  std::int32_t pe;  // the sender
+  std::uint32_t magic;
+};
+struct Record {
+  std::uint64_t addr;  // in the target's address space
+  std::uint64_t bytes;
+};
+inline constexpr std::uint32_t kMagic = 0x7c0a1e5c;
+inline constexpr std::size_t kBytes = 16 << 10;
+constexpr std::size_t pad8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+/// The bytes a put of `n` bytes takes in a batch.
+constexpr std::size_t record_bytes(std::size_t n) { return sizeof(Record) + pad8(n); }
+/// The largest put a batch holds (TILECOMM_UCX_COALESCE's bound).
+inline constexpr std::size_t kMaxPut = kBytes - sizeof(Head) - sizeof(Record);
+
+/// Starts a batch from PE `pe` in `b` (kBytes); returns the bytes used.
+std::size_t start(char* b, int pe);
+/// Appends a put of `n` bytes from `src` to `addr`; the caller checked
+/// that record_bytes(n) fits. Returns the bytes used.
+std::size_t append(char* b, std::size_t used, std::uint64_t addr, const void* src, std::size_t n);
+/// Applies a batch received from a peer of a job of `n_pes` PEs: each put's
+/// bytes go to target(addr, bytes), which returns where, or nullptr for a
+/// range outside this PE's symmetric segments. Returns the sender's PE;
+/// throws, naming the fault, on a malformed batch (nothing after the fault
+/// is applied).
+int apply(const void* data, std::size_t length, int n_pes,
+          const std::function<void*(std::uint64_t addr, std::size_t bytes)>& target);
+}  // namespace ucx_batch
+
 class UcxTransport final : public Transport {
  public:
   static constexpr int kSegments = 2;
 
   /// With `progress_thread`, a thread of this PE progresses the worker when
   /// UCX has news, so that peers' operations land while the PE computes.
-  UcxTransport(int my_pe, int n_pes, bool progress_thread);
+  /// Puts of up to `coalesce` bytes (at most ucx_batch::kMaxPut) travel in
+  /// batches per peer (NOTE [ucx coalescing]); 0 sends each on its own.
+  UcxTransport(int my_pe, int n_pes, bool progress_thread, std::size_t coalesce);
   ~UcxTransport() override;
 
   std::string_view name() const noexcept override { return "ucx"; }
