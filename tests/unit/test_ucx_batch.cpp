@@ -3,7 +3,9 @@
 // the fault instead of writing where it points.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
