@@ -316,6 +316,12 @@ struct UcxTransport::State {
       if (batch_failed_pe.compare_exchange_strong(none, p.pe)) batch_failed_status.store(st);
     }
   }
+  // Before another operation to `p`: sends its batch, and raises the first
+  // refusal of a batch, if any.
+  void send_batch_first(Peer& p) {
+    send_batch(p);
+    check_batches();
+  }
   // Raises the first refusal of a batch, if any.
   void check_batches() {
     if (const int pe = batch_failed_pe.load(std::memory_order_acquire); pe >= 0)
@@ -487,8 +493,7 @@ struct UcxTransport::State {
     auto [raddr, rkey] = remote(p, sym, n, pe);
     p.count(n);
     if (put && n <= coalesce) return coalesce_put(p, raddr, src, n);  // NOTE [ucx coalescing]
-    send_batch(p);
-    check_batches();
+    send_batch_first(p);
     ucp_request_param_t prm{};
     ucs_status_ptr_t req =
         put ? ucx().ucp_put_nbx(p.ep, src, n, raddr, rkey, &prm) : ucx().ucp_get_nbx(p.ep, dst, n, raddr, rkey, &prm);
@@ -696,8 +701,7 @@ std::uint64_t UcxTransport::atomic(int pe, AtomicOp op, void* dst, std::size_t w
     raise(ErrorCode::InvalidUsage, "UCX transport: atomics are 4 or 8 bytes wide, not %zu", width);
   Peer& p = s_->peer(pe);
   auto [raddr, rkey] = s_->remote(p, dst, width, pe);
-  s_->send_batch(p);
-  s_->check_batches();
+  s_->send_batch_first(p);
   ucp_atomic_op_t uop = UCP_ATOMIC_OP_ADD;
   bool fetch = true;
   switch (op) {
