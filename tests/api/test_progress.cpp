@@ -9,6 +9,17 @@
 // Pairs (2k, 2k+1): the even PE spins; the odd PE gets the even PE's
 // block, adds to a counter on it, puts a block to it and then, after a
 // fence, the flag that releases it. An odd PE without a partner idles.
+//
+// The other way round, with or without the thread: a put to a PE with
+// nothing in flight to it leaves at once (NOTE [ucx coalescing]), so a PE
+// that puts and then computes without calling tilecomm does not hold its
+// partner's wait. The partner says it saw the put through a file both map,
+// outside tilecomm; if the put waited for its sender's next call, the
+// partner's wait would time out (TILECOMM_TIMEOUT) and fail the test.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -23,6 +34,8 @@ long source[N];  // symmetric: the block the partner gets
 long target[N];  // symmetric: the block the partner puts
 long counter;    // symmetric: the partner adds to it
 long released;   // symmetric: the partner sets it last
+long arrived;    // symmetric: the sender's one put
+char side_path[64];  // symmetric: the even PE's file, for its partner
 
 bool progress_thread_on() {
   const char* v = std::getenv("TILECOMM_UCX_PROGRESS_THREAD");
@@ -57,5 +70,44 @@ TEST(ProgressThread, PeersReachAPeThatComputesWithoutCallingTilecomm) {
     shmem_long_p(&released, 1, partner);
     shmem_quiet();
   }
+  barrier();
+}
+
+TEST(ProgressThread, APutArrivesWhileItsSenderComputes) {
+  const int self = me();
+  const bool receiver = self % 2 == 0 && self + 1 < npes();
+  const bool sender = self % 2 == 1;
+  // The side channel: a page of a file the pair maps, made by the receiver.
+  int fd = -1;
+  char path[] = "/tmp/tilecomm-test-progress-XXXXXX";
+  if (receiver) {
+    fd = mkstemp(path);
+    ASSERT_GE(fd, 0) << "mkstemp: " << std::strerror(errno);
+    ASSERT_EQ(ftruncate(fd, 4096), 0);
+    shmem_putmem(side_path, path, sizeof path, self + 1);
+  }
+  barrier();
+  if (sender) fd = open(side_path, O_RDWR);
+  if (receiver || sender) {
+    ASSERT_GE(fd, 0) << "open " << side_path << ": " << std::strerror(errno);
+  }
+  void* map = fd < 0 ? MAP_FAILED : mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0) close(fd);
+  barrier();  // both mapped it: the name can go
+  if (receiver) unlink(path);
+  if (receiver || sender) {
+    ASSERT_NE(map, MAP_FAILED);
+  }
+  auto* seen = static_cast<long*>(map);
+  if (sender) {
+    shmem_long_p(&arrived, 1, self - 1);
+    // Plain loads only: no call into tilecomm until the partner saw the put.
+    while (__atomic_load_n(seen, __ATOMIC_ACQUIRE) == 0) {
+    }
+  } else if (receiver) {
+    shmem_long_wait_until(&arrived, SHMEM_CMP_EQ, 1);
+    __atomic_store_n(seen, 1, __ATOMIC_RELEASE);
+  }
+  if (map != MAP_FAILED) munmap(map, 4096);
   barrier();
 }

@@ -108,3 +108,24 @@ TEST(UcxBatch, RefusesPutsOutsideTheSegments) {
   EXPECT_EQ(t.mem[0], 'o');
   EXPECT_EQ(t.mem[4], 0);
 }
+
+// Which endpoints batch puts: those whose lanes (as ucp_ep_print_info
+// prints them) carry RMA only over TCP, or not at all.
+TEST(UcxBatch, BatchesPutsOnlyWhereTheyNeedTheTargetsCpu) {
+  const char* tcp =
+      "#\n# UCP endpoint \n#\n#               peer: <no debug data>\n"
+      "#                 lane[0]:  0:tcp/lo.0 md[0]                -> md[0]/tcp/sysdev[255] am am_bw#0 keepalive "
+      "wireup\n#\n#                 am_send: 0..<egr/short>..65529..<egr/zcopy>..90763..<rndv>..(inf)\n"
+      "#\n#                  rma_bw: mds rndv_rkey_size 9\n#\n";
+  EXPECT_TRUE(b::puts_emulated(tcp));
+  EXPECT_TRUE(b::puts_emulated("#  lane[0]:  0:tcp/eth0.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#0 am am_bw#0\n"
+                               "#  lane[1]:  1:tcp/eth1.0 md[0] -> md[0]/tcp/sysdev[255] rma_bw#1\n"));
+  EXPECT_FALSE(b::puts_emulated("#  lane[0]:  2:rc_mlx5/mlx5_0:1.0 md[1] -> md[1]/ib/sysdev[255] rma#0 amo#0 am "
+                                "am_bw#0 wireup\n"));
+  EXPECT_FALSE(b::puts_emulated("#  lane[0]:  0:dc_mlx5/mlx5_0:1.0 md[0] -> addr[0].md[0]/ib/sysdev[1] am am_bw#0\n"
+                                "#  lane[1]:  4:dc_mlx5/mlx5_2:1.0 md[2] -> addr[4].md[2]/ib/sysdev[3] rma_bw#0\n"));
+  EXPECT_FALSE(b::puts_emulated("#  lane[0]:  0:tcp/eth0.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0\n"
+                                "#  lane[1]:  3:cma/memory.0 md[2] -> md[2]/cma/sysdev[255] rma_bw#0\n"));
+  EXPECT_FALSE(b::puts_emulated(""));                              // nothing recognised: UCX's own puts
+  EXPECT_FALSE(b::puts_emulated("#  rma_bw: mds rndv_rkey_size 9\n"));
+}

@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
   printf("  sdma         this PE's copy engine thread, between PEs of one host: available\n");
   printf("  ucx          %s, started for PEs of other hosts or when TILECOMM_TRANSPORTS lists ucx\n"
          "               (UCX_TLS chooses its transports; TCP sends in 64 KiB segments unless\n"
-         "               UCX_TCP_TX_SEG_SIZE or UCX_TCP_RX_SEG_SIZE is set; puts of up to\n"
-         "               TILECOMM_UCX_COALESCE bytes travel in batches of %zu KiB per PE)\n",
+         "               UCX_TCP_TX_SEG_SIZE or UCX_TCP_RX_SEG_SIZE is set; over TCP, puts of up\n"
+         "               to TILECOMM_UCX_COALESCE bytes made while one to that PE is in flight\n"
+         "               travel in batches of %zu KiB per PE)\n",
          tilecomm::transport::UcxTransport::version().c_str(), tilecomm::transport::ucx_batch::kBytes >> 10);
   printf("\ncollectives: algorithms in the order automatic selection tries them\n");
   try {

@@ -2,11 +2,13 @@
 
 #include <dlfcn.h>
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 #include <ucp/api/ucp.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -26,7 +28,7 @@ namespace {
 // stay out of every process that does not use UCX, tcrun included.
 #define TC_UCX_FUNCTIONS(X)                                                                                     \
   X(ucp_am_send_nbx) X(ucp_atomic_op_nbx) X(ucp_cleanup) X(ucp_config_modify) X(ucp_config_read) X(ucp_config_release)               \
-  X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version)                   \
+  X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_ep_print_info) X(ucp_ep_rkey_unpack) X(ucp_get_nbx) X(ucp_get_version)                   \
   X(ucp_init_version) X(ucp_mem_map) X(ucp_mem_unmap)                                                             \
   X(ucp_put_nbx) X(ucp_request_check_status) X(ucp_request_free) X(ucp_rkey_buffer_release) X(ucp_rkey_destroy)    \
   X(ucp_rkey_pack) X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_fence)                \
@@ -65,8 +67,10 @@ struct Peer {
   int pe = -1;
   const std::atomic<bool>* closing = nullptr;   // the job is finishing: peers leave
   std::atomic<std::uint64_t> ops{0}, bytes{0};  // sent to this peer (traffic())
-  // Small puts not sent yet (NOTE [ucx coalescing]): `batch` is owned by
-  // whoever holds batch_mutex; batches sent and acknowledged so far.
+  // Small puts not sent yet (NOTE [ucx coalescing]): whether puts to this
+  // peer are batched, `batch` owned by whoever holds batch_mutex, batches
+  // taken out to send and acknowledged so far.
+  bool batch_puts = false;
   std::mutex batch_mutex;
   std::atomic<char*> batch{nullptr};
   std::size_t batch_used = 0;
@@ -114,17 +118,27 @@ std::string_view take_bytes(std::string_view& s) {
 // or _nbi: both need only the source reusable on return) are instead copied
 // into a batch per peer, a message of our own (kBatchAm) that the target's
 // handler applies record by record and acknowledges with one kAckAm message.
-// A batch leaves when it is full, before any other operation to its peer,
-// at fence (before UCX's fence, which orders active messages as it orders
-// puts), and whenever this PE progresses UCX, which every wait of tilecomm
-// does: so a put followed by a wait (a ping-pong) is sent at once, and a put
-// followed by computation without tilecomm calls waits for the next call,
-// as a put over TCP already waits for the target's next call to land; with
-// TILECOMM_UCX_PROGRESS_THREAD=1 a new batch wakes the progress thread,
-// which sends it with the puts that joined it meanwhile.
+// Only where puts need the target's CPU anyway: a peer whose endpoint has an
+// RMA lane on a transport other than TCP (RDMA, a kernel copy: the put lands
+// without the target's help) gets every put through ucp_put_nbx
+// (ucx_batch::puts_emulated reads the lanes UCX chose).
+// A put leaves at once when no batch to its peer awaits acknowledgement, as
+// TCP's Nagle rule sends a first segment at once: an isolated put, or one
+// followed by computation, costs and arrives as without batches. Puts that
+// follow while one is in flight join the next batch, which leaves when it is
+// full, before any other operation to its peer, at fence (before UCX's fence,
+// which orders active messages as it orders puts), and whenever this PE
+// progresses UCX, which every wait of tilecomm does: so a burst of puts
+// followed by computation without tilecomm calls has its tail sent at the
+// next call; with TILECOMM_UCX_PROGRESS_THREAD=1 a new batch wakes the
+// progress thread, which sends it with the puts that joined it meanwhile.
 // quiet sends every batch and waits until each peer acknowledged all it was
-// sent. A PE holds a batch only for a peer with unsent puts: no memory per
-// peer otherwise.
+// sent. A batch counts as sent (`sent`, `sending`) when it is taken out under
+// its peer's mutex, before UCX has it, so that a thread's quiet waits for
+// its acknowledgement and its fence for `sending` to drain, even when
+// another thread's put took this thread's puts out with a full batch.
+// A PE holds a batch only for a peer with unsent puts: no memory per peer
+// otherwise.
 constexpr unsigned kBatchAm = 0x7c01, kAckAm = 0x7c02;
 using ucx_batch::kBytes;
 
@@ -178,7 +192,40 @@ int ucx_batch::apply(const void* data, std::size_t length, int n_pes,
   return head.pe;
 }
 
+bool ucx_batch::puts_emulated(std::string_view lanes) {
+  bool any_lane = false;
+  for (std::size_t at = 0; at < lanes.size();) {
+    std::size_t end = lanes.find('\n', at);
+    if (end == std::string_view::npos) end = lanes.size();
+    const std::string_view line = lanes.substr(at, end - at);
+    at = end + 1;
+    // "lane[0]:  0:tcp/lo.0 md[0] -> ... am am_bw#0 wireup": the lane's
+    // transport is between the index's ':' and the '/' before the device.
+    const std::size_t lane = line.find("lane[");
+    const std::size_t colon = lane == std::string_view::npos ? lane : line.find(':', line.find(':', lane) + 1);
+    const std::size_t slash = colon == std::string_view::npos ? colon : line.find('/', colon);
+    if (slash == std::string_view::npos) continue;
+    any_lane = true;
+    const bool rma = line.find(" rma#") != std::string_view::npos || line.find(" rma_bw#") != std::string_view::npos;
+    if (rma && line.substr(colon + 1, slash - colon - 1) != "tcp") return false;
+  }
+  return any_lane;
+}
+
 namespace {
+
+// What ucp_ep_print_info says of `ep`: its lanes and what each is for.
+std::string lanes(ucp_ep_h ep) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  FILE* f = open_memstream(&text, &size);
+  if (!f) return {};
+  ucx().ucp_ep_print_info(ep, f);
+  std::fclose(f);
+  std::string s(text ? text : "", size);
+  std::free(text);
+  return s;
+}
 
 }  // namespace
 
@@ -213,6 +260,7 @@ struct UcxTransport::State {
   std::vector<Peer*> dirty, touched;
   std::atomic<bool> any_dirty{false}, any_acks{false};
   std::atomic<std::uint64_t> batches_sent{0}, batches_acked{0};
+  std::atomic<int> sending{0};  // batches taken out that UCX does not have yet
   std::atomic<int> batch_failed_pe{-1};  // the first batch UCX refused to send, and why
   std::atomic<ucs_status_t> batch_failed_status{UCS_OK};
   struct AckDue {
@@ -258,18 +306,15 @@ struct UcxTransport::State {
   }
 
   // A put of `n` (at most `coalesce`) bytes into `p`'s batch; a full batch
-  // leaves first.
+  // leaves first, and a batch to a peer with none in flight leaves at once.
   void coalesce_put(Peer& p, std::uint64_t raddr, const void* src, std::size_t n) {
-    const std::size_t rec = ucx_batch::record_bytes(n);
-    char* full = nullptr;
-    std::size_t full_used = 0;
+    Taken full, now;
     bool started = false;
     {
       std::lock_guard<std::mutex> lock(p.batch_mutex);
       char* b = p.batch.load(std::memory_order_relaxed);
-      if (b && p.batch_used + rec > kBytes) {
-        full = b;
-        full_used = p.batch_used;
+      if (b && p.batch_used + ucx_batch::record_bytes(n) > kBytes) {
+        full = take(p);
         b = nullptr;
       }
       if (!b) {
@@ -277,44 +322,61 @@ struct UcxTransport::State {
         if (!b) raise(ErrorCode::System, "UCX transport: no memory for a batch of puts (%zu bytes)", kBytes);
         p.batch_used = ucx_batch::start(b, my_pe);
         p.batch.store(b, std::memory_order_relaxed);
-        std::lock_guard<std::mutex> d(dirty_mutex);
-        dirty.push_back(&p);
-        any_dirty.store(true, std::memory_order_release);
         started = true;
       }
       p.batch_used = ucx_batch::append(b, p.batch_used, raddr, src, n);
+      if (started && !full.b && p.acked.load(std::memory_order_acquire) == p.sent.load(std::memory_order_relaxed)) {
+        now = take(p);
+        started = false;
+      } else if (started) {
+        std::lock_guard<std::mutex> d(dirty_mutex);
+        dirty.push_back(&p);
+        any_dirty.store(true, std::memory_order_release);
+      }
     }
     if (started && progress_thread.joinable()) ucx().ucp_worker_signal(worker);  // it sends the batch
-    if (full) {
-      send_batch(p, full, full_used);
-      check_batches();
-    }
+    if (!full.b && !now.b) return;
+    send(p, full);
+    send(p, now);
+    check_batches();
   }
 
-  // Sends `p`'s batch, if it has one.
-  void send_batch(Peer& p) {
-    if (!p.batch.load(std::memory_order_acquire)) return;
+  // A batch taken out of its peer, to send.
+  struct Taken {
     char* b = nullptr;
     std::size_t used = 0;
-    {
-      std::lock_guard<std::mutex> lock(p.batch_mutex);
-      b = p.batch.exchange(nullptr, std::memory_order_relaxed);
-      used = p.batch_used;
-    }
-    if (b) send_batch(p, b, used);
-  }
-  void send_batch(Peer& p, char* b, std::size_t used) {
+  };
+  // Takes `p`'s batch out, counted as sent; the caller holds p.batch_mutex.
+  Taken take(Peer& p) {
+    Taken t{p.batch.exchange(nullptr, std::memory_order_relaxed), p.batch_used};
+    if (!t.b) return t;
     if (!p.touched.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lock(touched_mutex);
-      if (!p.touched.load(std::memory_order_relaxed)) touched.push_back(&p);
+      touched.push_back(&p);
       p.touched.store(true, std::memory_order_release);
     }
+    sending.fetch_add(1, std::memory_order_acq_rel);
     p.sent.fetch_add(1, std::memory_order_acq_rel);  // before its acknowledgement can arrive
     batches_sent.fetch_add(1, std::memory_order_acq_rel);
-    if (const ucs_status_t st = send_owned(p.ep, kBatchAm, b, used); st != UCS_OK) {
+    return t;
+  }
+  void send(Peer& p, Taken t) {
+    if (!t.b) return;
+    if (const ucs_status_t st = send_owned(p.ep, kBatchAm, t.b, t.used); st != UCS_OK) {
       int none = -1;
       if (batch_failed_pe.compare_exchange_strong(none, p.pe)) batch_failed_status.store(st);
     }
+    sending.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  // Sends `p`'s batch, if it has one.
+  void send_batch(Peer& p) {
+    if (!p.batch.load(std::memory_order_acquire)) return;
+    Taken t;
+    {
+      std::lock_guard<std::mutex> lock(p.batch_mutex);
+      t = take(p);
+    }
+    send(p, t);
   }
   // Before another operation to `p`: sends its batch, and raises the first
   // refusal of a batch, if any.
@@ -455,6 +517,12 @@ struct UcxTransport::State {
     ep.err_handler.arg = p.get();
     if (ucs_status_t st = ucx().ucp_ep_create(worker, &ep, &p->ep); st != UCS_OK)
       ucx_failed(strprintf("connecting to PE %d (ucp_ep_create)", pe).c_str(), st);
+    if (coalesce > 0) {  // NOTE [ucx coalescing]
+      const std::string l = lanes(p->ep);
+      p->batch_puts = ucx_batch::puts_emulated(l);
+      TC_LOG(Debug, "ucx", "PE %d: small puts %s; UCX's lanes:\n%s", pe,
+             p->batch_puts ? "travel in batches" : "go through ucp_put_nbx", l.c_str());
+    }
     for (int s = 0; s < kSegments; ++s) {
       p->base[s] = take_u64(card);
       take_u64(card);  // size: the same as ours (symmetric)
@@ -492,7 +560,7 @@ struct UcxTransport::State {
     const void* sym = put ? dst : src;
     auto [raddr, rkey] = remote(p, sym, n, pe);
     p.count(n);
-    if (put && n <= coalesce) return coalesce_put(p, raddr, src, n);  // NOTE [ucx coalescing]
+    if (put && p.batch_puts && n <= coalesce) return coalesce_put(p, raddr, src, n);  // NOTE [ucx coalescing]
     send_batch_first(p);
     ucp_request_param_t prm{};
     ucs_status_ptr_t req =
@@ -744,7 +812,8 @@ void UcxTransport::put_signal(int pe, void* dst, const void* src, std::size_t n,
 }
 
 void UcxTransport::fence() {
-  s_->send_batches();  // NOTE [ucx coalescing]
+  s_->send_batches();  // NOTE [ucx coalescing]: UCX has every batch taken out, by any thread
+  while (s_->sending.load(std::memory_order_acquire) != 0) sched_yield();
   s_->check_batches();
   if (ucs_status_t st = ucx().ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
 }

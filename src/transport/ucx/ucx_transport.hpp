@@ -36,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transport/transport.hpp"
@@ -73,6 +74,13 @@ std::size_t append(char* b, std::size_t used, std::uint64_t addr, const void* sr
 /// is applied).
 int apply(const void* data, std::size_t length, int n_pes,
           const std::function<void*(std::uint64_t addr, std::size_t bytes)>& target);
+/// Whether a put through an endpoint needs the target's CPU anyway, from
+/// the endpoint's lanes as ucp_ep_print_info prints them: true when no lane
+/// carries RMA (an "rma" or "rma_bw" slot) on a transport other than TCP
+/// (UCX then emulates puts with messages, or TCP does); false when one does
+/// (RDMA, a kernel copy) or no lane is recognised (UCX's own put is then
+/// the safe choice).
+bool puts_emulated(std::string_view lanes);
 }  // namespace ucx_batch
 
 class UcxTransport final : public Transport {
