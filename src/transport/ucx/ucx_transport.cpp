@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <poll.h>
-#include <sched.h>
 #include <unistd.h>
 #include <ucp/api/ucp.h>
 
@@ -133,10 +132,11 @@ std::string_view take_bytes(std::string_view& s) {
 // next call; with TILECOMM_UCX_PROGRESS_THREAD=1 a new batch wakes the
 // progress thread, which sends it with the puts that joined it meanwhile.
 // quiet sends every batch and waits until each peer acknowledged all it was
-// sent. A batch counts as sent (`sent`, `sending`) when it is taken out under
-// its peer's mutex, before UCX has it, so that a thread's quiet waits for
-// its acknowledgement and its fence for `sending` to drain, even when
-// another thread's put took this thread's puts out with a full batch.
+// sent. Threads: a batch is listed as dirty when it starts, under its peer's
+// mutex, and is sent under that mutex; a drain of the list holds the flag
+// that it is not empty until it has sent what it took. So whichever thread
+// sends a batch, a thread's fence, quiet or next operation to that peer
+// finds UCX holding every batch its puts went into.
 // A PE holds a batch only for a peer with unsent puts: no memory per peer
 // otherwise.
 constexpr unsigned kBatchAm = 0x7c01, kAckAm = 0x7c02;
@@ -202,7 +202,8 @@ bool ucx_batch::puts_emulated(std::string_view lanes) {
     // "lane[0]:  0:tcp/lo.0 md[0] -> ... am am_bw#0 wireup": the lane's
     // transport is between the index's ':' and the '/' before the device.
     const std::size_t lane = line.find("lane[");
-    const std::size_t colon = lane == std::string_view::npos ? lane : line.find(':', line.find(':', lane) + 1);
+    const std::size_t index = lane == std::string_view::npos ? lane : line.find(':', lane);
+    const std::size_t colon = index == std::string_view::npos ? index : line.find(':', index + 1);
     const std::size_t slash = colon == std::string_view::npos ? colon : line.find('/', colon);
     if (slash == std::string_view::npos) continue;
     any_lane = true;
@@ -256,11 +257,10 @@ struct UcxTransport::State {
   // peers with a batch to send (`dirty`), peers ever sent one (`touched`),
   // batches sent and acknowledged in all, acknowledgements to send.
   std::size_t coalesce = 0;
-  std::mutex dirty_mutex, touched_mutex, ack_mutex;
+  std::mutex drain_mutex, dirty_mutex, touched_mutex, ack_mutex;  // drain before dirty; batch before dirty, touched
   std::vector<Peer*> dirty, touched;
   std::atomic<bool> any_dirty{false}, any_acks{false};
   std::atomic<std::uint64_t> batches_sent{0}, batches_acked{0};
-  std::atomic<int> sending{0};  // batches taken out that UCX does not have yet
   std::atomic<int> batch_failed_pe{-1};  // the first batch UCX refused to send, and why
   std::atomic<ucs_status_t> batch_failed_status{UCS_OK};
   struct AckDue {
@@ -308,13 +308,15 @@ struct UcxTransport::State {
   // A put of `n` (at most `coalesce`) bytes into `p`'s batch; a full batch
   // leaves first, and a batch to a peer with none in flight leaves at once.
   void coalesce_put(Peer& p, std::uint64_t raddr, const void* src, std::size_t n) {
-    Taken full, now;
-    bool started = false;
+    // About to start a batch while one is in flight: has its acknowledgement come?
+    if (!p.batch.load(std::memory_order_acquire) && p.acked.load(std::memory_order_acquire) != p.sent.load()) progress();
+    bool out = false, started = false;
     {
       std::lock_guard<std::mutex> lock(p.batch_mutex);
       char* b = p.batch.load(std::memory_order_relaxed);
       if (b && p.batch_used + ucx_batch::record_bytes(n) > kBytes) {
-        full = take(p);
+        send_locked(p);
+        out = true;
         b = nullptr;
       }
       if (!b) {
@@ -325,63 +327,43 @@ struct UcxTransport::State {
         started = true;
       }
       p.batch_used = ucx_batch::append(b, p.batch_used, raddr, src, n);
-      if (started && !full.b && p.acked.load(std::memory_order_acquire) == p.sent.load(std::memory_order_relaxed)) {
-        now = take(p);
-        started = false;
-      } else if (started) {
+      if (started && !out && p.acked.load(std::memory_order_acquire) == p.sent.load(std::memory_order_relaxed)) {
+        send_locked(p);
+        out = true;
+      } else if (started) {  // listed before another thread can add to it
         std::lock_guard<std::mutex> d(dirty_mutex);
         dirty.push_back(&p);
         any_dirty.store(true, std::memory_order_release);
       }
     }
-    if (started && progress_thread.joinable()) ucx().ucp_worker_signal(worker);  // it sends the batch
-    if (!full.b && !now.b) return;
-    send(p, full);
-    send(p, now);
-    check_batches();
+    if (started && !out && progress_thread.joinable()) ucx().ucp_worker_signal(worker);  // it sends the batch
+    if (out) check_batches();
   }
 
-  // A batch taken out of its peer, to send.
-  struct Taken {
-    char* b = nullptr;
-    std::size_t used = 0;
-  };
-  // Takes `p`'s batch out, counted as sent; the caller holds p.batch_mutex.
-  Taken take(Peer& p) {
-    Taken t{p.batch.exchange(nullptr, std::memory_order_relaxed), p.batch_used};
-    if (!t.b) return t;
+  // Sends `p`'s batch, if it has one; the caller holds p.batch_mutex, so
+  // that whoever takes that mutex next finds the batch in UCX's hands.
+  void send_locked(Peer& p) {
+    char* b = p.batch.exchange(nullptr, std::memory_order_relaxed);
+    if (!b) return;
     if (!p.touched.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lock(touched_mutex);
       touched.push_back(&p);
       p.touched.store(true, std::memory_order_release);
     }
-    sending.fetch_add(1, std::memory_order_acq_rel);
     p.sent.fetch_add(1, std::memory_order_acq_rel);  // before its acknowledgement can arrive
     batches_sent.fetch_add(1, std::memory_order_acq_rel);
-    return t;
-  }
-  void send(Peer& p, Taken t) {
-    if (!t.b) return;
-    if (const ucs_status_t st = send_owned(p.ep, kBatchAm, t.b, t.used); st != UCS_OK) {
+    if (const ucs_status_t st = send_owned(p.ep, kBatchAm, b, p.batch_used); st != UCS_OK) {
       int none = -1;
       if (batch_failed_pe.compare_exchange_strong(none, p.pe)) batch_failed_status.store(st);
     }
-    sending.fetch_sub(1, std::memory_order_acq_rel);
   }
-  // Sends `p`'s batch, if it has one.
-  void send_batch(Peer& p) {
-    if (!p.batch.load(std::memory_order_acquire)) return;
-    Taken t;
+  // Before another operation to `p`: sends its batch (or waits while
+  // another thread sends it), and raises the first refusal of a batch, if any.
+  void send_batch_first(Peer& p) {
     {
       std::lock_guard<std::mutex> lock(p.batch_mutex);
-      t = take(p);
+      send_locked(p);
     }
-    send(p, t);
-  }
-  // Before another operation to `p`: sends its batch, and raises the first
-  // refusal of a batch, if any.
-  void send_batch_first(Peer& p) {
-    send_batch(p);
     check_batches();
   }
   // Raises the first refusal of a batch, if any.
@@ -389,16 +371,22 @@ struct UcxTransport::State {
     if (const int pe = batch_failed_pe.load(std::memory_order_acquire); pe >= 0)
       failed_op(pe, "a batch of puts", batch_failed_status.load());
   }
-  // Sends every batch.
+  // Sends every batch, those another thread is sending included: any_dirty
+  // stays set until a drain has sent what it took.
   void send_batches() {
     if (!any_dirty.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> drain(drain_mutex);
     std::vector<Peer*> list;
     {
       std::lock_guard<std::mutex> lock(dirty_mutex);
       list.swap(dirty);
-      any_dirty.store(false, std::memory_order_relaxed);
     }
-    for (Peer* p : list) send_batch(*p);
+    for (Peer* p : list) {
+      std::lock_guard<std::mutex> lock(p->batch_mutex);
+      send_locked(*p);
+    }
+    std::lock_guard<std::mutex> lock(dirty_mutex);
+    any_dirty.store(!dirty.empty(), std::memory_order_release);
   }
 
   // The active-message handlers: a peer's batch of puts (applied, then
@@ -812,8 +800,7 @@ void UcxTransport::put_signal(int pe, void* dst, const void* src, std::size_t n,
 }
 
 void UcxTransport::fence() {
-  s_->send_batches();  // NOTE [ucx coalescing]: UCX has every batch taken out, by any thread
-  while (s_->sending.load(std::memory_order_acquire) != 0) sched_yield();
+  s_->send_batches();  // NOTE [ucx coalescing]
   s_->check_batches();
   if (ucs_status_t st = ucx().ucp_worker_fence(s_->worker); st != UCS_OK) ucx_failed("fence (ucp_worker_fence)", st);
 }
