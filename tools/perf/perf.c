@@ -42,7 +42,9 @@
  * every PE the iteration count, all PEs meet in a barrier, the participants
  * run the kernel while PE 0 times it with CLOCK_MONOTONIC, and all meet again.
  * The first rounds calibrate (and warm up: caches, page faults, connections)
- * until a round lasts long enough to be timed reliably; then --reps rounds
+ * until a round lasts long enough to be timed reliably, and warm-up rounds
+ * at the timed count raise it while they are much shorter than --rep-ms
+ * (a slow start ends calibration early); then --reps rounds
  * of about --rep-ms milliseconds each are timed and the median is reported
  * (the table also shows the minimum and maximum of the repetitions).
  * A collective round stops PE 0's clock after the closing barrier, so that it
@@ -406,7 +408,20 @@ static struct result measure(const struct metric *m, size_t size) {
     reps_n = nn > (double)m->max_iters ? m->max_iters : nn < (double)min_iters ? min_iters : (long)nn;
   }
   reps_n = agree(reps_n);
-  round_of(m, size, reps_n); /* one more warm-up at the timed count */
+  /* Warm-up at the timed count, which it corrects while a round is much
+   * shorter than a repetition: a slow start (connections still forming,
+   * a descheduled PE) can end calibration at a handful of iterations. */
+  for (int k = 0; k < 4; ++k) {
+    double tw = round_of(m, size, reps_n);
+    long better = 0;
+    if (me == 0 && tw < target / 2 && reps_n < m->max_iters) {
+      double nn = (double)reps_n * target / (tw > 0 ? tw : target / 100);
+      better = nn > (double)m->max_iters ? m->max_iters : (long)nn;
+    }
+    better = agree(better);
+    if (!better) break;
+    reps_n = better;
+  }
 
   double v[MAX_REPS];
   for (int r = 0; r < opt.reps; ++r) {
