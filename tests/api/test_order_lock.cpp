@@ -111,8 +111,9 @@ TEST(Ordering, FenceOrdersAmosAndPutsToOnePe) {
 }
 
 TEST(Ordering, ManySmallPutsOfMixedSizesBeforeTheFlag) {
-  // Thousands of puts of 1 to 1100 bytes side by side (through UCX, most of
-  // them travel in batches and some on their own: NOTE [ucx coalescing]),
+  // Hundreds of puts of 1 to 1100 and of 8000 to 8400 bytes side by side
+  // (through UCX, most of them travel in batches and some on their own:
+  // NOTE [ucx coalescing], 8 KiB by default),
   // a later put overwriting part of an earlier one, blocking and nbi mixed;
   // then fence and a flag, or quiet and a flag.
   constexpr size_t kBytes = 600 << 10;
@@ -128,7 +129,7 @@ TEST(Ordering, ManySmallPutsOfMixedSizesBeforeTheFlag) {
     }
     size_t at = 0;
     for (size_t k = 0; at < kBytes; ++k) {
-      const size_t n = std::min(kBytes - at, 1 + (k * 37) % 1100);
+      const size_t n = std::min(kBytes - at, k % 4 == 3 ? 8000 + (k * 37) % 400 : 1 + (k * 37) % 1100);
       if (k % 3 == 0) shmem_putmem_nbi(buf.get() + at, src.data() + at, n, right());
       else shmem_putmem(buf.get() + at, src.data() + at, n, right());
       if (k % 5 == 0 && at >= 8) shmem_putmem(buf.get() + at - 8, src.data() + at - 8, 8, right());  // again
