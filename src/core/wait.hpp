@@ -3,10 +3,11 @@
 // Every blocking loop in tilecomm goes through wait_for(). It polls the
 // condition, spinning with a CPU relax hint for TILECOMM_SPIN polls and then
 // calling sched_yield() between polls (every 16th poll unless the host has
-// more PEs than CPUs), so that an oversubscribed host keeps moving. Every few polls it also looks at the job's
-// failure state (set when a peer PE dies or the job is aborted) and at the
-// TILECOMM_TIMEOUT deadline, and returns instead of hanging. With a transport
-// that needs it (UCX), every poll also progresses that transport.
+// more PEs than CPUs), so that an oversubscribed host keeps moving. Every few
+// polls it also looks at the job's failure state (set when a peer PE dies or
+// the job is aborted) and at the TILECOMM_TIMEOUT deadline, and returns
+// instead of hanging. With a transport that needs it (UCX), every poll also
+// progresses that transport.
 #pragma once
 
 #include <sched.h>

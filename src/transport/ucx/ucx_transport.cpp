@@ -359,8 +359,9 @@ struct UcxTransport::State {
   }
   // Before another operation to `p`: sends its batch (or waits while
   // another thread sends it), and raises the first refusal of a batch, if any.
+  // A peer whose puts are not batched (RDMA) never has one: no lock.
   void send_batch_first(Peer& p) {
-    {
+    if (p.batch_puts) {
       std::lock_guard<std::mutex> lock(p.batch_mutex);
       send_locked(p);
     }
