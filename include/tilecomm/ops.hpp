@@ -41,7 +41,7 @@
 // gets the same bits. Errors throw tilecomm::Error.
 //
 // Fused operators (seed 002's MC2 operators), row-major matrices, the
-// products through the BLAS tilecomm links (OpenBLAS; fp16 and bf16 are
+// products through OpenBLAS, loaded by the first product (fp16 and bf16 are
 // converted to fp32 and back, rounding once):
 //
 //   AllGatherAdd         c = AllGather(a) + b           a: count, b and c: size() * count

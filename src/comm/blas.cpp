@@ -2,21 +2,46 @@
 #include "comm/blas.hpp"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
-#include <mutex>
 #include <type_traits>
+
+#include "core/error.hpp"
 
 namespace tilecomm::ops::blas {
 
 namespace {
 
-// NOTE [BLAS threads]
-void one_thread_unless_told() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (!std::getenv("OPENBLAS_NUM_THREADS") && !std::getenv("OMP_NUM_THREADS")) openblas_set_num_threads(1);
-  });
+constexpr const char* kLibrary = "libopenblas.so.0";
+
+#define TC_BLAS_FUNCTIONS(X) \
+  X(cblas_sgemm) X(cblas_dgemm) X(openblas_set_num_threads) X(openblas_get_num_threads) X(openblas_get_config)
+
+struct Api {
+#define TC_BLAS_MEMBER(f) decltype(&::f) f = nullptr;
+  TC_BLAS_FUNCTIONS(TC_BLAS_MEMBER)
+#undef TC_BLAS_MEMBER
+};
+
+// NOTE [BLAS loading] [BLAS threads] OpenBLAS, loaded on first use; raises
+// when it is missing.
+const Api& api() {
+  static const Api a = [] {
+    void* lib = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      raise(ErrorCode::System, "the matrix products of the fused operators need OpenBLAS: cannot load %s (%s); "
+            "install Debian's libopenblas0", kLibrary, dlerror());
+    Api r;
+#define TC_BLAS_LOAD(f)                                                                        \
+  r.f = reinterpret_cast<decltype(r.f)>(dlsym(lib, #f));                                       \
+  if (!r.f) raise(ErrorCode::System, "%s has no %s: is it OpenBLAS 0.3 or later?", kLibrary, #f);
+    TC_BLAS_FUNCTIONS(TC_BLAS_LOAD)
+#undef TC_BLAS_LOAD
+    if (!std::getenv("OPENBLAS_NUM_THREADS") && !std::getenv("OMP_NUM_THREADS")) r.openblas_set_num_threads(1);
+    return r;
+  }();
+  return a;
 }
 
 // Zero dimensions are legal for the operators but not for the BLAS
@@ -34,13 +59,13 @@ template <class T>
 void gemm_of(std::size_t rows, std::size_t k, std::size_t n, const T* a, std::size_t lda, const T* b,
              std::size_t ldb, T beta, T* c, std::size_t ldc) {
   if (trivial(rows, k, n, beta, c, ldc)) return;
-  one_thread_unless_told();
+  const Api& blas = api();
   const auto m = static_cast<blasint>(rows), nn = static_cast<blasint>(n), kk = static_cast<blasint>(k);
   const auto la = static_cast<blasint>(lda), lb = static_cast<blasint>(ldb), lc = static_cast<blasint>(ldc);
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, a, la, b, lb, beta, c, lc);
+    blas.cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0f, a, la, b, lb, beta, c, lc);
   else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, a, la, b, lb, beta, c, lc);
+    blas.cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, nn, kk, 1.0, a, la, b, lb, beta, c, lc);
 }
 
 }  // namespace
@@ -55,10 +80,14 @@ void gemm(std::size_t rows, std::size_t k, std::size_t n, const double* a, std::
 }
 
 std::string describe() {
-  one_thread_unless_told();
-  const int threads = openblas_get_num_threads();
-  return std::string(openblas_get_config()) + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
-         " per process";
+  try {
+    const Api& blas = api();
+    const int threads = blas.openblas_get_num_threads();
+    return std::string(blas.openblas_get_config()) + ", " + std::to_string(threads) +
+           (threads == 1 ? " thread" : " threads") + " per process, loaded at the first product";
+  } catch (const Error& e) {
+    return std::string("not available: ") + e.what();
+  }
 }
 
 }  // namespace tilecomm::ops::blas

@@ -46,7 +46,8 @@ echo "== profiling interface and <mpp/...> headers, shared and static"
 "$prefix/bin/tccc" -O2 "$src/tests/api/test_profiling.c" -o "$tmp/prof_shared"
 "$prefix/bin/tcrun" -n 2 "$tmp/prof_shared"
 cc -O2 -I"$prefix/include" -c "$src/tests/api/test_profiling.c" -o "$tmp/prof.o"
-# The static library's own dependencies (UCX, OpenBLAS) come from the .pc file's Libs.private.
+# The static library's own dependencies come from the .pc file's Libs.private (-ldl: UCX, PMIx and OpenBLAS are
+# loaded at run time).
 deps=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --libs tilecomm | sed -e 's/-ltilecomm//' -e 's/-L[^ ]*//g')
 c++ "$tmp/prof.o" "$prefix/lib/libtilecomm.a" $deps -o "$tmp/prof_static"
 "$prefix/bin/tcrun" -n 2 "$tmp/prof_static"
