@@ -29,7 +29,8 @@
 // for nobody: with 32 slots it may run 31 calls ahead of its slowest reader
 // before it polls the members' arrive words, which matters when PEs
 // outnumber CPUs and readers wait for the scheduler (4 PEs on 2 CPUs,
-// broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32).
+// broadcast 8 B: 3.4 us with 2 slots, 1.16 with 8, 0.34 with 32, measured
+// before such calls went in tagged lines, which have their own count).
 // The slots lie kScratchSkew (64) bytes apart beyond their size
 // (Runtime::coll_scratch): slots a multiple of 4 KiB apart start in the same
 // cache sets, and successive calls then evict each other's lines (2 PEs,
@@ -38,8 +39,13 @@
 //
 // NOTE [tagged lines] A call whose data are at most 56 bytes per member,
 // among members that all reach each other by loads and stores, passes them
-// in a cache line of the team's words with the call's tag after them: a
-// line per scratch slot, reused with it (claim_scratch). The writer stores
+// in a cache line with the call's tag after them: call e uses line
+// e % kLines of the team's lines (after its scratch slots), reused under
+// the slot rule above with kLines for kScratchSlots (claim_line). A
+// broadcast root so runs kLines - 1 calls ahead, and each further line
+// costs 64 bytes per team and PE, not a slot: 4 PEs on 2 CPUs, broadcast
+// 8 B, 0.54-0.66 us with 32 lines, 0.35-0.38 with 64, 0.24-0.25 with 128
+// (AMD EPYC, 5 alternations; OpenMPI 0.38-0.50). The writer stores
 // the bytes, then the tag (release); a reader waits for the tag (acquire)
 // and copies the bytes, which came with it. A small call so costs a reader
 // one line's trip between CPUs instead of two (the arrive word's, then the
@@ -47,10 +53,11 @@
 // us (AMD EPYC). Nothing else writes the lines, and a team slot's tags
 // are zeroed when a new team takes it (as its words are), so a tag only
 // grows and a line of an older call never passes for this one. The writer
-// still raises its arrive word, which claim_scratch reads. Larger data
-// spread over several tagged lines, each polled, measured slower than the
-// scratch slot (2 PEs, reduce 256 B: 0.22 against 0.17 us): a reader's
-// polls take each line from the writer while it is still writing them.
+// still raises its arrive word, which claim_line and claim_scratch read.
+// Larger data spread over several tagged lines, each polled, measured
+// slower than the scratch slot (2 PEs, reduce 256 B: 0.22 against 0.17
+// us): a reader's polls take each line from the writer while it is still
+// writing them.
 //
 // NOTE [pushed words] Between hosts a wait for a peer's word is a network
 // round trip per poll, and a pull then needs another to fetch the bytes.
@@ -112,8 +119,8 @@
 
 namespace tilecomm::coll {
 
-constexpr int kScratchSlots = 32;
-static_assert(kScratchSlots == shmem::kCollLines, "a call's tagged line is reused with its scratch slot");
+constexpr int kScratchSlots = shmem::kCollSlots;
+constexpr int kLines = shmem::kCollLines;
 constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
@@ -211,9 +218,11 @@ class Group {
   char* scratch() const;
   std::size_t scratch_slot() const { return scratch_slot_; }
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
-  void claim_scratch();
+  void claim_scratch() { claim(kScratchSlots); }
+  /// Before I write my tagged line (and no scratch): waits until it is free.
+  void claim_line() { claim(kLines); }
 
-  // ---- tagged lines (NOTE [tagged lines]; after claim_scratch) ----
+  // ---- tagged lines (NOTE [tagged lines]; after claim_line or claim_scratch) ----
   /// Whether `bytes` per member travel in this call's tagged lines.
   bool fits_line(std::size_t bytes) const { return team_ && direct_ && bytes <= sizeof(shmem::TaggedLine::bytes); }
   /// Writes n bytes into my line of this call, then its tag (release).
@@ -293,6 +302,8 @@ class Group {
   void finish();
 
  private:
+  // Waits until every member entered call tag_ - slots + 1 (NOTE [scratch slots]).
+  void claim(int slots);
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }

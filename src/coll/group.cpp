@@ -135,9 +135,9 @@ char* Group::scratch() const {
   return g_runtime->coll_scratch(team_->slot, tag_);
 }
 
-void Group::claim_scratch() {
-  constexpr std::uint64_t lag = kScratchSlots - 1;  // calls a member may lag behind me
-  if (tag_ <= kScratchSlots || team_->coll.entered + lag >= tag_) return;
+void Group::claim(int slots) {
+  const std::uint64_t lag = slots - 1;  // calls a member may lag behind me
+  if (tag_ <= static_cast<std::uint64_t>(slots) || team_->coll.entered + lag >= tag_) return;
   // Remember the latest call every member was seen in, not just the one
   // needed now: a root that runs ahead then polls once every few calls.
   std::uint64_t entered = tag_;
@@ -146,7 +146,7 @@ void Group::claim_scratch() {
   team_->coll.entered = entered;
 }
 
-shmem::TaggedLine& Group::line() const { return g_runtime->control().coll[team_->slot].line[tag_ % kScratchSlots]; }
+shmem::TaggedLine& Group::line() const { return g_runtime->coll_lines(team_->slot)[tag_ % kLines]; }
 
 void Group::write_line(const void* src, std::size_t n) {
   shmem::TaggedLine& l = line();

@@ -35,7 +35,8 @@ struct alignas(64) Flag {
   std::atomic<std::uint64_t> value;
 };
 
-constexpr int kCollLines = 32;  // collectives: a tagged line per scratch slot (NOTE [tagged lines])
+constexpr int kCollSlots = 32;   // collectives: scratch slots per team (NOTE [scratch slots])
+constexpr int kCollLines = 128;  // collectives: tagged lines per team (NOTE [tagged lines])
 constexpr std::size_t kScratchSkew = 64;  // collectives: each scratch slot starts a line further on (NOTE [scratch slots])
 /// A call's data of up to 56 bytes and the call's tag, in one cache line.
 struct alignas(64) TaggedLine {
@@ -47,7 +48,6 @@ struct alignas(64) TaggedLine {
 /// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
 struct CollWords {
   Flag word[5];                // arrive, done, progress, count, check
-  TaggedLine line[kCollLines];  // small calls' data, by call number (NOTE [tagged lines])
   alignas(64) std::uint64_t record[16];  // checked mode: the leader's call
   alignas(64) std::atomic<std::uint64_t> pushed[kPushMembers];  // member k's pushes to me (NOTE [pushed words])
   alignas(64) std::atomic<std::uint64_t> led[kLeaderHosts];      // host h's leader's pushes to me (NOTE [host leaders])
@@ -148,13 +148,20 @@ class Runtime {
   ControlBlock& control() { return *control_; }
   ControlBlock& control(int pe) { return *reinterpret_cast<ControlBlock*>(shm_->translate(control_, pe)); }
   /// This PE's collective scratch of team slot `team` for call number
-  /// `call`: slot call % kCollLines of TILECOMM_COLL_SCRATCH / kCollLines
+  /// `call`: slot call % kCollSlots of TILECOMM_COLL_SCRATCH / kCollSlots
   /// bytes (NOTE [scratch slots]).
   char* coll_scratch(int team, std::uint64_t call) const {
     return heap_.base() + coll_scratch_offset_ + team * team_scratch_bytes(cfg_) +
-           call % kCollLines * (cfg_.coll_scratch / kCollLines + kScratchSkew);
+           call % kCollSlots * (cfg_.coll_scratch / kCollSlots + kScratchSkew);
   }
-  static std::size_t team_scratch_bytes(const Config& cfg) { return cfg.coll_scratch + kCollLines * kScratchSkew; }
+  /// This PE's kCollLines tagged lines of team slot `team`, after its
+  /// scratch slots (NOTE [tagged lines]).
+  TaggedLine* coll_lines(int team) const {
+    return reinterpret_cast<TaggedLine*>(coll_scratch(team, 0) + cfg_.coll_scratch + kCollSlots * kScratchSkew);
+  }
+  static std::size_t team_scratch_bytes(const Config& cfg) {
+    return kCollLines * sizeof(TaggedLine) + cfg.coll_scratch + kCollSlots * kScratchSkew;
+  }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }
   /// World PE `pe` is on this host (its memory is mapped here); some PE is not.

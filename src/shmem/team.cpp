@@ -112,8 +112,8 @@ bool Runtime::agree_slots(tilecomm_team& parent, int count, int* slots, const ch
   if (ok) {
     std::lock_guard<std::mutex> lock(slot_mutex_);
     for (int k = 0; k < count; ++k) used_slots_ |= std::uint64_t{1} << slots[k];
-    for (int k = 0; k < count; ++k) reset_slot(slots[k]);
     for (int k = 0; k < count; ++k) back_scratch(slots[k]);
+    for (int k = 0; k < count; ++k) reset_slot(slots[k]);
   } else {
     TC_LOG(Warn, "team", "%s: no free team slot shared by all %d PEs of the parent team (at most %d teams exist at "
            "once); destroy unused teams", call, parent.size, kMaxTeams);
@@ -130,7 +130,7 @@ void Runtime::reset_slot(int slot) {
   control_->coll[slot].record[0] = 0;
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
   for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
-  for (auto& l : control_->coll[slot].line) l.tag.store(0, std::memory_order_relaxed);
+  for (int k = 0; k < kCollLines; ++k) coll_lines(slot)[k].tag.store(0, std::memory_order_relaxed);
 }
 
 void Runtime::back_scratch(int slot) {

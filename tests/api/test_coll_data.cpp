@@ -467,6 +467,46 @@ TEST(CollDataDest, NotWrittenBeforeItsOwnerEnters) {
   }
 }
 
+// ---- a broadcast root runs ahead -----------------------------------------------------------
+
+// A broadcast root waits for nobody until it would reuse a tagged line or a
+// scratch slot that a reader has not left (NOTE [scratch slots], NOTE
+// [tagged lines]). Here the root makes three times as many calls as there
+// are lines while its readers dawdle, first for 20 ms and then at random:
+// 300 calls whose data fit a line (1-7 longs), then calls where every
+// third takes a scratch slot (8-16 longs). Each call writes its own region of dest,
+// checked after a closing sync: a root that reused a line or a slot too
+// early leaves a reader with a later call's data.
+TEST(CollDataAhead, ABroadcastRootRunsAheadOfSlowReaders) {
+  using T = long;
+  constexpr int kCalls = 400;
+  constexpr std::size_t kMax = 16, kRegion = kMax + kPad;
+  auto count = [](int r) -> std::size_t { return r >= 300 && r % 3 == 2 ? 8 + r % 9 : 1 + r % 7; };
+  const int size = npes();
+  Sym<T> src(kMax), dst(kCalls * kRegion);
+  if (!src.ok() || !dst.ok()) return;
+  for (int root : {0, size - 1}) {
+    fill_sentinel(dst.get(), dst.size());
+    shmem_barrier_all();
+    Jitter jitter(77 + me());
+    if (me() != root) usleep(20000);
+    for (int r = 0; r < kCalls; ++r) {
+      const std::size_t n = count(r);
+      if (me() == root) fill_data(src.get(), n, me(), r);
+      else jitter();
+      ASSERT_EQ(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst.get() + r * kRegion, src.get(), n, root), 0) << "call " << r;
+    }
+    shmem_barrier_all();
+    for (int r = 0; r < kCalls; ++r) {
+      const std::size_t n = count(r);
+      const T* region = dst.get() + r * kRegion;
+      EXPECT_TRUE(equal_to(region, n, [&](std::size_t i) { return datum<T>(root, i, r); }))
+          << "broadcast " << r << " of " << kCalls << " from root " << root << ", " << n << " elements";
+      EXPECT_TRUE(untouched(region + n, kRegion - n)) << "broadcast " << r << " wrote past its " << n << " elements";
+    }
+  }
+}
+
 // ---- SHMEM_TEAM_INVALID --------------------------------------------------------------------
 
 TEST(CollDataInvalidTeam, EveryFormReturnsNonZero) {
