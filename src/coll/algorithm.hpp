@@ -458,9 +458,9 @@ inline std::size_t push_offset(std::size_t bytes, int from, int to) {
 /// `stream`: with non-temporal stores, for calls larger than the caches
 /// (NOTE [streaming copies] in copy.cpp; decided per call, see streaming()).
 void copy(void* dst, const void* src, std::size_t n, bool stream);
-constexpr std::size_t kStreamBytes = std::size_t{8} << 20;
-/// Whether a call in which each member writes `bytes` to its dest streams.
-inline bool streaming(std::size_t bytes) { return bytes >= kStreamBytes; }
+/// Whether a call in which each member writes `bytes` to its dest streams
+/// (stream_bytes(), coll.hpp).
+inline bool streaming(std::size_t bytes) { return bytes >= stream_bytes(shmem::g_runtime->config()); }
 
 /// dst[i] = a[i] op b[i] for `count` elements of `t`; dst may be a.
 void reduce2(DType t, Op op, void* dst, const void* a, const void* b, std::size_t count);

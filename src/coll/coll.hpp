@@ -16,6 +16,10 @@
 
 struct tilecomm_team;
 
+namespace tilecomm {
+struct Config;
+}
+
 namespace tilecomm::coll {
 
 /// What a call computes. Reduce is the all-reduce of OpenSHMEM (every PE
@@ -104,5 +108,10 @@ void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all,
 
 /// The selection table with the current TILECOMM_COLL_* settings, for tilecomm-info.
 std::string selection_table();
+
+/// Bytes a PE writes in one call from which the library's copies use
+/// non-temporal stores: TILECOMM_COLL_STREAM, or 16 times this CPU's L2
+/// cache (NOTE [streaming copies]).
+std::size_t stream_bytes(const Config& cfg);
 
 }  // namespace tilecomm::coll
