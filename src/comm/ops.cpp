@@ -109,10 +109,11 @@ void check_type(DataType dtype, Executor::Kind kind) {
 // its own copies (coll::streaming, NOTE [streaming copies]), decided per
 // staged block: ordinary stores below TILECOMM_COLL_STREAM bytes (16 times
 // the L2 cache: 8 MiB on the host below), non-temporal ones from there.
-// Both were measured for the staging itself (AMD EPYC, 2 PEs, AllGather, quiet machine): the peers
-// read the staged lines from this CPU's cache, so ordinary stores win up to
-// 2 MiB (32 KiB: 6.0 against 8.9 us; 512 KiB: 67 against 130) and lose at
-// 8 MiB (4300 against 3400 us), where the copy no longer fits the caches.
+// Both were measured for the staging itself (AMD EPYC, 2 PEs, AllGather,
+// quiet machine): the peers read the staged lines from this CPU's cache,
+// so ordinary stores win up to 2 MiB (32 KiB: 6.0 against 8.9 us; 512 KiB:
+// 67 against 130) and lose at 8 MiB (4300 against 3400 us), where the copy
+// no longer fits the caches.
 void stage(void* window, const void* src, std::size_t bytes) {
   coll::copy(window, src, bytes, coll::streaming(bytes));
 }
