@@ -44,7 +44,7 @@
 // the slot rule above with kLines for kScratchSlots (claim_line). A
 // broadcast root so runs kLines - 1 calls ahead, and each further line
 // costs 64 bytes per team and PE, not a slot: 4 PEs on 2 CPUs, broadcast
-// 8 B, 0.54-0.66 us with 32 lines, 0.35-0.38 with 64, 0.24-0.25 with 128
+// 8 B, 0.54-0.66 us with 32 lines, 0.35-0.59 with 64, 0.24-0.25 with 128
 // (AMD EPYC, 5 alternations; OpenMPI 0.38-0.50). The writer stores
 // the bytes, then the tag (release); a reader waits for the tag (acquire)
 // and copies the bytes, which came with it. A small call so costs a reader
