@@ -11,10 +11,15 @@ namespace tilecomm::coll {
 
 namespace {
 std::size_t bytes_of(const Args& a) { return a.count * a.elem; }
-// My n bytes of this call into my tagged line or my scratch slot (after claiming it).
+// My n bytes of this call into my tagged line or my scratch slot, once it is free.
 void publish(Group& g, const void* src, std::size_t n, bool line) {
-  if (line) g.write_line(src, n);
-  else std::memcpy(g.scratch(), src, n);
+  if (line) {
+    g.claim_line();
+    g.write_line(src, n);
+  } else {
+    g.claim_scratch();
+    std::memcpy(g.scratch(), src, n);
+  }
 }
 }  // namespace
 
@@ -23,7 +28,6 @@ void scratch_broadcast(Group& g) {
   const std::size_t bytes = bytes_of(a);
   const bool line = g.fits_line(bytes);
   if (g.me() == a.root) {
-    line ? g.claim_line() : g.claim_scratch();
     publish(g, a.source, bytes, line);
     g.arrive();
     if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
@@ -44,7 +48,6 @@ void scratch_fcollect(Group& g) {
   const std::size_t bytes = bytes_of(a);
   char* dest = static_cast<char*>(a.dest);
   const bool line = g.fits_line(bytes);
-  line ? g.claim_line() : g.claim_scratch();
   publish(g, a.source, bytes, line);
   g.arrive();
   std::memmove(dest + g.me() * bytes, a.source, bytes);
@@ -57,7 +60,6 @@ void scratch_alltoall(Group& g) {
   const std::size_t block = bytes_of(a);
   char* dest = static_cast<char*>(a.dest);
   const bool line = g.fits_line(block * g.size());
-  line ? g.claim_line() : g.claim_scratch();
   publish(g, a.source, block * g.size(), line);
   g.arrive();
   std::memcpy(dest + g.me() * block, static_cast<const char*>(a.source) + g.me() * block, block);
@@ -69,7 +71,6 @@ void scratch_reduce(Group& g) {
   const Args& a = g.args;
   const std::size_t bytes = bytes_of(a);
   const bool line = g.fits_line(bytes);
-  line ? g.claim_line() : g.claim_scratch();
   publish(g, a.source, bytes, line);
   g.arrive();
   if (line) g.each_line([](int) {});

@@ -130,7 +130,8 @@ void Runtime::reset_slot(int slot) {
   control_->coll[slot].record[0] = 0;
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
   for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
-  for (int k = 0; k < kCollLines; ++k) coll_lines(slot)[k].tag.store(0, std::memory_order_relaxed);
+  TaggedLine* lines = coll_lines(slot);
+  for (int k = 0; k < kCollLines; ++k) lines[k].tag.store(0, std::memory_order_relaxed);
 }
 
 void Runtime::back_scratch(int slot) {
