@@ -233,6 +233,9 @@ static struct result measure(enum coll_op op, size_t size) {
   const double target = opt.rep_seconds, calib = target / 8;
   long n = 1;
   double t = 0;
+  static int settled; /* untimed rounds before the run's first measurement, as perf.c's */
+  for (double spent = 0; !settled; spent += round_of(op, size, 1))
+    settled = (int)agree(spent >= 25 * target);
   for (;;) {
     t = round_of(op, size, n);
     double t2 = round_of(op, size, n);

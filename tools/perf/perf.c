@@ -381,6 +381,12 @@ static struct result measure(const struct metric *m, size_t size) {
   const double calib = target / 8; /* a calibration round this long is good enough */
   long n = 1;
   double t = 0;
+  /* The run's first measurement starts after untimed rounds of about 25
+   * repetitions' length: without them, the first size of a run measured up
+   * to 2.5 times slow now and then, for every implementation alike. */
+  static int settled;
+  for (double spent = 0; !settled; spent += round_of(m, size, 1))
+    settled = (int)agree(spent >= 25 * target);
   /* Calibration and warm-up: grow n until a round lasts `calib`. */
   for (;;) {
     t = round_of(m, size, n);
