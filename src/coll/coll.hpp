@@ -110,8 +110,9 @@ void exchange(tilecomm_team* team, const void* mine, std::size_t len, void* all,
 std::string selection_table();
 
 /// Bytes a PE writes in one call from which the library's copies use
-/// non-temporal stores: TILECOMM_COLL_STREAM, or 16 times this CPU's L2
-/// cache (NOTE [streaming copies]).
+/// non-temporal stores: TILECOMM_COLL_STREAM, or kNeverStream on a CPU with
+/// fast string moves, or 16 times this CPU's L2 cache (NOTE [streaming copies]).
 std::size_t stream_bytes(const Config& cfg);
+inline constexpr std::size_t kNeverStream = ~std::size_t{0};
 
 }  // namespace tilecomm::coll

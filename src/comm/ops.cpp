@@ -107,13 +107,16 @@ void check_type(DataType dtype, Executor::Kind kind) {
 
 // NOTE [staging stores] The staged copy follows the library's rule for
 // its own copies (coll::streaming, NOTE [streaming copies]), decided per
-// staged block: ordinary stores below TILECOMM_COLL_STREAM bytes (16 times
-// the L2 cache: 8 MiB on the host below), non-temporal ones from there.
-// Both were measured for the staging itself (AMD EPYC, 2 PEs, AllGather,
-// quiet machine): the peers read the staged lines from this CPU's cache,
-// so ordinary stores win up to 2 MiB (32 KiB: 6.0 against 8.9 us; 512 KiB:
-// 67 against 130) and lose at 8 MiB (4300 against 3400 us), where the copy
-// no longer fits the caches.
+// staged block: ordinary stores below TILECOMM_COLL_STREAM bytes,
+// non-temporal ones from there (by default never on CPUs with fast string
+// copies). Both were measured for the staging itself (an earlier AMD EPYC, 2 PEs,
+// AllGather, memcpy's vector stores): the peers read the staged lines from
+// this CPU's cache, so ordinary stores won up to 2 MiB (32 KiB: 6.0
+// against 8.9 us; 512 KiB: 67 against 130) and lost at 8 MiB (4300 against
+// 3400 us), where the copy no longer fits the caches. On a Zen 5 with
+// `rep movsb` (NOTE [string copies]), medians of 3 interleaved runs,
+// ordinary stores against streaming from 16 MiB: AllGather of 8 and 16 MiB
+// per PE 1700 and 3654 us against 1839 and 4231.
 void stage(void* window, const void* src, std::size_t bytes) {
   coll::copy(window, src, bytes, coll::streaming(bytes));
 }

@@ -19,15 +19,22 @@ namespace tilecomm {
 
 namespace detail {
 void copy_vector(void* dst, const void* src, std::size_t n) noexcept;
-}
+void copy_string(void* dst, const void* src, std::size_t n) noexcept;
+inline constexpr std::size_t kStringCopyMin = std::size_t{256} << 10;  // NOTE [string copies] (copy.cpp)
+}  // namespace detail
 
 /// memcpy (dst and src do not overlap) that avoids the slow offsets of
-/// NOTE [copy aliasing].
+/// NOTE [copy aliasing] and copies large blocks as NOTE [string copies] says.
 inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
   const auto delta = (reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 4095;
   if (n >= 2048 && delta - 1 < 63) detail::copy_vector(dst, src, n);
+  else if (n >= detail::kStringCopyMin) detail::copy_string(dst, src, n);
   else std::memcpy(dst, src, n);
 }
+
+/// Whether this CPU moves strings fast (`rep movsb`, the ERMS bit of CPUID
+/// leaf 7): large copies then use it (NOTE [string copies]).
+bool fast_strings() noexcept;
 
 /// A copy with non-temporal stores, for destinations larger than the caches
 /// (NOTE [streaming copies] in coll/copy.cpp); complete and ordered

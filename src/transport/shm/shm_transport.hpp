@@ -6,8 +6,9 @@
 //
 // NOTE [ordering] on shared memory: stores become visible in program order on
 // x86-64 (TSO), except the non-temporal stores that memcpy uses for large
-// copies. fence() is therefore a store fence (sfence), which orders those
-// too; quiet() is a full fence (mfence), which also orders later loads. Both
+// copies, and the stores within one `rep movsb` (NOTE [string copies]), which
+// may land in any order among themselves. fence() is therefore a store fence
+// (sfence), which orders those too; quiet() is a full fence (mfence), which also orders later loads. Both
 // are also compiler barriers. On other CPUs both are full fences.
 #pragma once
 
