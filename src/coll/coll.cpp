@@ -497,7 +497,9 @@ std::string selection_table() {
                                                 : "the transports' get and atomics",
                             static_cast<int>(cfg.coll_load_store));
   const std::size_t stream = stream_bytes(cfg);
-  const char* why = cfg.coll_stream ? "" : stream == kNeverStream ? ": this CPU's string copies need none" : ": 16 x this CPU's L2 cache";
+  const char* why = cfg.coll_stream             ? ""
+                    : stream == kNeverStream ? ": this CPU's string copies need none"
+                                             : ": 16 x this CPU's L2 cache";
   if (stream == kNeverStream)
     s += strprintf("  copies never use non-temporal stores (TILECOMM_COLL_STREAM=%zu%s)\n", cfg.coll_stream, why);
   else

@@ -87,7 +87,8 @@ TEST(Ordering, CtxFenceAndCtxQuiet) {
 }
 
 TEST(Ordering, LargeBlocksBeforeTheFlag) {
-  // Blocks large enough for non-temporal stores in memcpy.
+  // Blocks large enough for the weakly ordered copies (`rep movsb`, or
+  // memcpy's non-temporal stores).
   data_then_flag(Order::Fence, false, 4 << 20, 3);
   data_then_flag(Order::Quiet, true, 4 << 20, 3);
   data_then_flag(Order::CtxFence, true, 3 << 20, 2);

@@ -407,8 +407,8 @@ TEST(RmaSized, SizedFormsMoveTheSameBytesAsTypedForms) {
 // ---- large transfers -------------------------------------------------------------
 
 TEST(RmaLarge, PutmemAndGetmemOfManyMegabytes) {
-  // Large copies take other paths in memcpy (non-temporal stores); the data
-  // must still be complete after the barrier.
+  // Large copies take other paths (`rep movsb`, or memcpy's non-temporal
+  // stores); the data must still be complete after the barrier.
   const size_t bytes = size_t{6} << 20;
   Sym<unsigned char> buf(bytes);
   if (buf.ok()) {

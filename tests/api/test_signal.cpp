@@ -246,8 +246,9 @@ TEST(Signal, ManyRoundsOfPutWithSignalAreOrdered) {
 }
 
 TEST(Signal, LargeBlockBeforeTheSignal) {
-  // A block large enough for memcpy's non-temporal path (see CMakeLists.txt:
-  // the tests lower glibc's threshold): the signal must not overtake it.
+  // A block large enough for the weakly ordered copies (`rep movsb`, or
+  // memcpy's non-temporal stores: see CMakeLists.txt): the signal must not
+  // overtake it.
   const size_t bytes = size_t{3} << 20;
   Sym<unsigned char> buf(bytes);
   Sym<uint64_t> sig(1), ack(1);
