@@ -48,9 +48,9 @@ void detail::copy_vector(void* dst, const void* src, std::size_t n) noexcept {
   std::memcpy(d + i, s + i, n - i);
 }
 
-// NOTE [string copies] glibc 2.36 copies with `rep movsb` from 8 KiB up
-// to a stop size, which on AMD CPUs is the L2 cache, and with a loop of
-// vector stores above it. Each vector store first reads its destination
+// NOTE [string copies] glibc 2.36 copies with `rep movsb` from a few KiB
+// (2-16 KiB, by CPU) up to a stop size, which on AMD CPUs is the L2 cache,
+// and with a loop of vector stores above it. Each vector store first reads its destination
 // line (read for ownership); `rep movsb` writes whole lines without
 // reading them. So from 256 KiB, copy_bytes() runs `rep movsb` itself on
 // CPUs with fast string moves (the ERMS bit of CPUID leaf 7); below that
