@@ -497,14 +497,11 @@ std::string selection_table() {
                                                 : "the transports' get and atomics",
                             static_cast<int>(cfg.coll_load_store));
   const std::size_t stream = stream_bytes(cfg);
+  const std::string when = stream == kNeverStream ? "never" : strprintf("from %zu bytes written per PE and call", stream);
   const char* why = cfg.coll_stream             ? ""
                     : stream == kNeverStream ? ": this CPU's string copies need none"
                                              : ": 16 x this CPU's L2 cache";
-  if (stream == kNeverStream)
-    s += strprintf("  copies never use non-temporal stores (TILECOMM_COLL_STREAM=%zu%s)\n", cfg.coll_stream, why);
-  else
-    s += strprintf("  copies use non-temporal stores from %zu bytes written per PE and call (TILECOMM_COLL_STREAM=%zu%s)\n",
-                   stream, cfg.coll_stream, why);
+  s += strprintf("  copies use non-temporal stores: %s (TILECOMM_COLL_STREAM=%zu%s)\n", when.c_str(), cfg.coll_stream, why);
   for (int i = 0; i < kKinds; ++i) {
     const Kind k = static_cast<Kind>(i);
     s += strprintf("  %-14s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
