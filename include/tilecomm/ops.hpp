@@ -52,7 +52,9 @@
 //   MatmulAllReduce      y = the sum over ranks of x1 @ x2, + bias    y: m x n
 //
 // bias (n elements, optional) is added once: to each product row of
-// AllGatherMatmul, and with rank 0's term of the sum of the others.
+// AllGatherMatmul, and to each row of the sum of the others, where the
+// reducing operators expect the same bias (or none) on every rank, as a
+// replicated layer bias is: each rank adds its copy to the rows it sums.
 // None of them materialises the gathered or unreduced matrix where it need
 // not: AllGatherMatmul and AllGatherAdd read the peers' shards in place in
 // their windows, or, when every rank passes the same symmetric object as

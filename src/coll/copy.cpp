@@ -1,6 +1,4 @@
 // Copies of the collective algorithms (NOTE [streaming copies]).
-#include <unistd.h>
-
 #include "coll/algorithm.hpp"
 #include "core/config.hpp"
 #include "core/copy.hpp"
@@ -41,8 +39,8 @@ std::size_t stream_bytes(const Config& cfg) {
   if (cfg.coll_stream) return cfg.coll_stream;
   static const std::size_t automatic = [] {
     if (fast_strings()) return kNeverStream;
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? 16 * static_cast<std::size_t>(l2) : std::size_t{8} << 20;
+    const std::size_t l2 = l2_cache_bytes();
+    return l2 ? 16 * l2 : std::size_t{8} << 20;
   }();
   return automatic;
 }

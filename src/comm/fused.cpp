@@ -24,19 +24,35 @@
 //   first, their own last), and tell each destination after every row tile;
 //   each rank reduces its block out of every window (in rank order, so the
 //   bits do not depend on who computes) as the tiles arrive, while the
-//   peers are still computing. The bias joins rank 0's product (the BLAS
-//   adds the product to rows filled with it), so no pass adds it. MatmulAllReduce then publishes the reduced
-//   block in a second area of the window, where every rank copies it from.
+//   peers are still computing, and adds the bias to each summed tile while
+//   it is in the cache. (The bias used to join rank 0's product, the BLAS
+//   adding the product to rows filled with it. That made rank 0 the last
+//   to finish and the others wait: 2 PEs, MatmulAllReduce fp32
+//   2048x32x256, rank 0 computed for 600-640 us against 400-420 and a call
+//   took 810-870 us against 640-660 now.) MatmulAllReduce then publishes
+//   the reduced block in a second area of the window, where every rank
+//   copies it from. On two ranks each rank sums both blocks itself,
+//   straight into y, instead (one-shot): it reads what the two-phase form
+//   reads, writes y once rather than the published block and then y, and
+//   waits for one round of flags fewer (fp32, 2 PEs, 2048x32x256,
+//   1024x64x512 and 512x32x1024, medians of 38 interleaved repetitions:
+//   0.88-0.96 of the two-phase time). On more ranks every rank would read
+//   every product, n/2 times the two-phase form's reads.
 // Every launch ends with the post-sync of seed 001 (each reader tells each
 // owner it is done), so a window partition is reused only once nobody reads it.
 //
 // Tiles (MatmulOptions::tiles): the row tiles of each block, the unit that
-// a record announces. The cost model: a tile of at least kTileBytes of
-// product (AllGatherMatmul: of x1 shard; below that the record and wait and
-// the smaller BLAS call cost more than the earlier start gains), at most
-// kMaxTiles per block. For AllGatherMatmul, 2 PEs, tiles against one tile
-// per shard: 0.82 against 0.89 of unfused (fp32 1024x512x32), 0.80 against
-// 0.85 (512x1024x16), medians of 5 interleaved runs.
+// a record announces. The cost model: a tile of at least half the L2
+// cache of product (AllGatherMatmul: of x1 shard; below that the record
+// and wait and the smaller BLAS call cost more than the earlier start
+// gains), at most kMaxTiles per block. Measured: on an earlier host,
+// AllGatherMatmul, 2 PEs, 256 KiB tiles against one tile per shard: 0.82
+// against 0.89 of unfused (fp32 1024x512x32), 0.80 against 0.85
+// (512x1024x16), medians of 5 interleaved runs. On a Zen 5 (1 MiB L2),
+// medians of 38 interleaved repetitions, 512 KiB tiles against 256 KiB:
+// 0.98-0.99 of the time at 2 PEs (fp32 256x1024x32, 512x1024x16,
+// 1024x512x32, twice each; 1024x512x32 once 1.003), 0.97-0.98 at 4 PEs;
+// 128 KiB tiles cost 1.04-1.08.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -55,7 +71,6 @@ namespace tilecomm::ops {
 namespace {
 
 using Kind = Executor::Kind;
-constexpr std::size_t kTileBytes = 256 << 10;
 constexpr int kMaxTiles = 16;
 
 // ---- element helpers -------------------------------------------------------------
@@ -142,9 +157,15 @@ void launch_round(Executor& ex, Round&& round) {
 // Rows [first, last) of tile t of a block of `rows` rows cut in `tiles`.
 std::size_t tile_row(std::size_t rows, int t, int tiles) { return rows * t / tiles; }
 
+// The smallest tile of the cost model: half the L2 cache (256 KiB where its size is unknown).
+std::size_t tile_bytes() {
+  const std::size_t l2 = l2_cache_bytes();
+  return l2 ? l2 / 2 : std::size_t{256} << 10;
+}
+
 int tiles_for(std::size_t block_bytes, int forced) {
   if (forced > 0) return forced;
-  return static_cast<int>(std::clamp<std::size_t>(block_bytes / kTileBytes, 1, kMaxTiles));
+  return static_cast<int>(std::clamp<std::size_t>(block_bytes / tile_bytes(), 1, kMaxTiles));
 }
 
 // ---- the matmul operators' buffers -----------------------------------------------
@@ -304,6 +325,13 @@ void gather_matmul_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
 // First row of rank k's slice of the m product rows.
 std::size_t slice_row(const MatmulShape& s, int k, int n) { return s.m * k / n; }
 
+// rows x n values += the bias, on every row.
+template <class W>
+void add_bias(W* values, const W* bias, std::size_t rows, std::size_t n) {
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < n; ++j) values[i * n + j] += bias[j];
+}
+
 template <class W>
 void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
   const Executor& ex = mm.ex;
@@ -311,6 +339,7 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
   const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
+  const bool one_shot = all && n == 2;  // NOTE [fused operators]
   constexpr coll::DType kSumType = coll::dtype_of<W>();
   // Rows of this round in rank k's block, and where the block and the reduced result lie in a window.
   auto block_rows = [&](int k) {
@@ -319,6 +348,20 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
   };
   auto block = [&](int owner, int k) { return a.data<W>(owner) + k * rows * s.n; };
   auto result = [&](int owner) { return a.data<W>(owner) + n * rows * s.n; };
+  // Rows [r0, r1) of block k summed over the ranks in rank order, + bias, into acc.
+  auto sum_tile = [&](int k, std::size_t r0, std::size_t r1, W* acc) {
+    const std::size_t cells = (r1 - r0) * s.n;
+    if (n == 1) std::memcpy(acc, block(0, k) + r0 * s.n, cells * sizeof(W));
+    for (int r = 1; r < n; ++r)
+      coll::reduce2(kSumType, coll::Op::Sum, acc, r == 1 ? block(0, k) + r0 * s.n : acc, block(r, k) + r0 * s.n, cells);
+    if (mm.bias) add_bias(acc, mm.bias, r1 - r0, s.n);
+  };
+  // ... into y from row `row` on (through the y tile for half precision).
+  auto sum_into_y = [&](int k, std::size_t r0, std::size_t r1, std::size_t row) {
+    W* acc = half ? mm.y_tile : static_cast<W*>(ex.output) + row * s.n;
+    sum_tile(k, r0, r1, acc);
+    if (half) narrow(ex.dtype, static_cast<std::uint16_t*>(ex.output) + row * s.n, acc, (r1 - r0) * s.n);
+  };
 
   // My product, block by destination, the next rank's first and mine last.
   for (int step = 1; step <= n; ++step) {
@@ -330,29 +373,35 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
       const W* x1 = mm.x1_tile;
       if (half) widen(ex.dtype, mm.x1_tile, static_cast<const std::uint16_t*>(ex.input) + row * s.k, (r1 - r0) * s.k);
       else x1 = static_cast<const W*>(ex.input) + row * s.k;
-      W* product = block(me, d) + r0 * s.n;
-      const bool with_bias = mm.bias && me == 0;  // the bias joins rank 0's term, the first of the sum
-      if (with_bias)
-        for (std::size_t i = 0; i < r1 - r0; ++i) std::memcpy(product + i * s.n, mm.bias, s.n * sizeof(W));
-      blas::gemm(r1 - r0, s.k, s.n, x1, s.k, mm.x2, s.n, with_bias ? W(1) : W(0), product, s.n);
-      if (d != me) orch::Record(d, a.magic);
+      blas::gemm(r1 - r0, s.k, s.n, x1, s.k, mm.x2, s.n, W(0), block(me, d) + r0 * s.n, s.n);
+      if (one_shot) orch::Record1vN(a.magic);
+      else if (d != me) orch::Record(d, a.magic);
     }
   }
 
-  // My block: the sum over ranks, in rank order, tile by tile as the peers' tiles arrive.
+  if (one_shot) {  // both blocks, in the order the peer computed them: mine, then its own
+    const int peer = 1 - me;
+    for (int k : {me, peer})
+      for (int t = 0; t < tiles; ++t) {
+        const std::size_t len = block_rows(k), r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
+        orch::WaitNv1(peer, a.magic);
+        sum_into_y(k, r0, r1, slice_row(s, k, n) + at + r0);
+      }
+    return post_sync(a);
+  }
+
+  // My block, tile by tile as the peers' tiles arrive.
   const std::size_t len = block_rows(me);
-  W* out = static_cast<W*>(ex.output);
   for (int t = 0; t < tiles; ++t) {
-    const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles), cells = (r1 - r0) * s.n;
+    const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
     for (int r = 0; r < n; ++r)
       if (r != me) orch::Wait(r, a.magic);
-    const std::size_t row = (all ? slice_row(s, me, n) : 0) + at + r0;  // in y
-    W* acc = all ? result(me) + r0 * s.n : half ? mm.y_tile : out + row * s.n;
-    if (n == 1) std::memcpy(acc, block(0, me) + r0 * s.n, cells * sizeof(W));
-    for (int r = 1; r < n; ++r)
-      coll::reduce2(kSumType, coll::Op::Sum, acc, r == 1 ? block(0, me) + r0 * s.n : acc, block(r, me) + r0 * s.n, cells);
-    if (all) orch::Record1vN(a.magic);
-    else if (half) narrow(ex.dtype, static_cast<std::uint16_t*>(ex.output) + row * s.n, acc, cells);
+    if (!all) {
+      sum_into_y(me, r0, r1, at + r0);
+      continue;
+    }
+    sum_tile(me, r0, r1, result(me) + r0 * s.n);
+    orch::Record1vN(a.magic);
   }
 
   if (all) {  // every rank's reduced block, from its window

@@ -1,5 +1,7 @@
-// The vector loops of copy_bytes and copy_streaming (core/copy.hpp).
+// The vector loops of copy_bytes and copy_streaming, and what the CPU offers them (core/copy.hpp).
 #include "core/copy.hpp"
+
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -78,6 +80,14 @@ bool fast_strings() noexcept {
 #else
   return false;
 #endif
+}
+
+std::size_t l2_cache_bytes() noexcept {
+  static const std::size_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t{0};
+  }();
+  return bytes;
 }
 
 void detail::copy_string(void* dst, const void* src, std::size_t n) noexcept {

@@ -36,6 +36,9 @@ inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
 /// leaf 7): large copies then use it (NOTE [string copies]).
 bool fast_strings() noexcept;
 
+/// This CPU's L2 cache (per core) in bytes; 0 where the system does not say.
+std::size_t l2_cache_bytes() noexcept;
+
 /// A copy with non-temporal stores, for destinations larger than the caches
 /// (NOTE [streaming copies] in coll/copy.cpp); complete and ordered
 /// (sfence) on return.
