@@ -10,13 +10,15 @@
  *   MatmulAllReduce      x1: m x k, x2: k x n on each rank; y: m x n
  * MatmulReduceScatter's m is a multiple of 4, so 2 and 4 ranks divide it.
  *
- * The fp32 shapes put the communication at roughly 20..80% of tilecomm's
- * unfused time at 2 and 4 PEs on a 2-CPU host with one BLAS thread per
- * process (measured: 27..72%): there is something to hide behind the
- * compute, and something to hide it behind. The bf16 row's share is lower
- * (6..9%) at any shape: the unfused ops::Matmul converts the whole gathered
- * matrix to fp32, a cost that grows with the gathered bytes as the
- * communication does. */
+ * The fp32 shapes were chosen to put the communication at roughly 20..80%
+ * of tilecomm's unfused time at 2 and 4 PEs on a 2-CPU host with one BLAS
+ * thread per process: there is something to hide behind the compute, and
+ * something to hide it behind. Faster copies since then moved most matmul
+ * shapes to the low end (AMD EPYC Zen 5: 16..42%, and 10..20% for three
+ * of them); 1024x1024x8 keeps an AllGatherMatmul near the middle (33..39%
+ * at 2 PEs). The bf16 row's share is lower (4..9%) at any shape: the
+ * unfused ops::Matmul converts the whole gathered matrix to fp32, a cost
+ * that grows with the gathered bytes as the communication does. */
 #ifndef TILECOMM_FUSED_CASES_H
 #define TILECOMM_FUSED_CASES_H
 
@@ -44,6 +46,7 @@ static const struct fused_case fused_cases[] = {
     {FUSED_ALLGATHER_MATMUL, FUSED_FP32, 256, 1024, 32},
     {FUSED_ALLGATHER_MATMUL, FUSED_FP32, 512, 1024, 16},
     {FUSED_ALLGATHER_MATMUL, FUSED_FP32, 1024, 512, 32},
+    {FUSED_ALLGATHER_MATMUL, FUSED_FP32, 1024, 1024, 8},
     {FUSED_ALLGATHER_MATMUL, FUSED_BF16, 256, 1024, 32},
     {FUSED_MATMUL_REDUCE_SCATTER, FUSED_FP32, 4096, 32, 256},
     {FUSED_MATMUL_REDUCE_SCATTER, FUSED_FP32, 1024, 32, 1024},
