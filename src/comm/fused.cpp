@@ -29,7 +29,7 @@
 //   adding the product to rows filled with it. That made rank 0 the last
 //   to finish and the others wait: 2 PEs, MatmulAllReduce fp32
 //   2048x32x256, rank 0 computed for 600-640 us against 400-420 and a call
-//   took 810-870 us against 640-660 now.) MatmulAllReduce then publishes
+//   took 810-890 us against 640-665 with the bias in the sums.) MatmulAllReduce then publishes
 //   the reduced block in a second area of the window, where every rank
 //   copies it from. On two ranks each rank sums both blocks itself,
 //   straight into y, instead (one-shot): it reads what the two-phase form
@@ -52,7 +52,7 @@
 // medians of 38 interleaved repetitions, 512 KiB tiles against 256 KiB:
 // 0.98-0.99 of the time at 2 PEs (fp32 256x1024x32, 512x1024x16,
 // 1024x512x32, twice each; 1024x512x32 once 1.003), 0.97-0.98 at 4 PEs;
-// 128 KiB tiles cost 1.04-1.08.
+// 128 KiB tiles cost 1.02-1.08.
 #include <algorithm>
 #include <climits>
 #include <cstring>
