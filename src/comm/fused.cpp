@@ -396,12 +396,12 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
     const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles);
     for (int r = 0; r < n; ++r)
       if (r != me) orch::Wait(r, a.magic);
-    if (!all) {
+    if (all) {
+      sum_tile(me, r0, r1, result(me) + r0 * s.n);
+      orch::Record1vN(a.magic);
+    } else {
       sum_into_y(me, r0, r1, at + r0);
-      continue;
     }
-    sum_tile(me, r0, r1, result(me) + r0 * s.n);
-    orch::Record1vN(a.magic);
   }
 
   if (all) {  // every rank's reduced block, from its window
