@@ -29,9 +29,9 @@
 //   adding the product to rows filled with it. That made rank 0 the last
 //   to finish and the others wait: 2 PEs, MatmulAllReduce fp32
 //   2048x32x256, rank 0 computed for 600-640 us against 400-420 and a call
-//   took 810-890 us against 640-665 with the bias in the sums.) MatmulAllReduce then publishes
-//   the reduced block in a second area of the window, where every rank
-//   copies it from. On two ranks each rank sums both blocks itself,
+//   took 810-890 us against 640-665 with the bias in the sums.)
+//   MatmulAllReduce then publishes the reduced block in a second area of
+//   the window, where every rank copies it from. On two ranks each rank sums both blocks itself,
 //   straight into y, instead (one-shot): it reads what the two-phase form
 //   reads, writes y once rather than the published block and then y, and
 //   waits for one round of flags fewer (fp32, 2 PEs, 2048x32x256,
