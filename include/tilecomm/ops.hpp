@@ -58,8 +58,10 @@
 // None of them materialises the gathered or unreduced matrix where it need
 // not: AllGatherMatmul and AllGatherAdd read the peers' shards in place in
 // their windows, or, when every rank passes the same symmetric object as
-// its shard, in the peers' copies of it (nothing staged); the Matmul* operators compute straight into the window, in
-// row tiles the peers reduce as they complete (MatmulOptions::tiles).
+// its shard, in the peers' copies of it (nothing staged); AllGatherMatmul
+// moves the weights instead where they are smaller than a shard (Moves);
+// the Matmul* operators compute straight into the window, in row tiles the
+// peers reduce as they complete (MatmulOptions::tiles).
 #pragma once
 
 #include <cstddef>
@@ -98,12 +100,23 @@ struct MatmulShape {
   std::uint64_t m = 0, k = 0, n = 0;
 };
 
+/// What AllGatherMatmul moves between the ranks. Shards: every rank reads
+/// every rank's x1 shard (the TileXR order). Weights: every rank reads
+/// every rank's x2 instead, multiplies its own shard by all of them in one
+/// product, and every rank takes its columns of the others' products; no
+/// shard travels, so it cannot fill gather_out. Auto: Weights where x2 and
+/// one product block are smaller than a shard, (k + m) * n < m * k, on
+/// more than one rank, without gather_out, and where x2 fits the window;
+/// otherwise Shards.
+enum class Moves : std::uint8_t { Auto, Shards, Weights };
+
 /// Tuning of the fused matmul operators. tiles: the row tiles each block of
 /// a round is cut into, the unit a rank announces to the others, at most
 /// one row each (0: the cost model of docs/ARCHITECTURE.md, "The
-/// communicator face").
+/// communicator face"). moves: AllGatherMatmul only (see Moves).
 struct MatmulOptions {
   int tiles = 0;
+  Moves moves = Moves::Auto;
 };
 
 /// A planned call: filled by a GetWorkspaceSize function, run by the
@@ -127,6 +140,7 @@ struct Executor {
   void* gather_out = nullptr;
   MatmulShape shape;
   int tiles = 0;                 // fused matmuls: the tiles chosen
+  Moves moves = Moves::Shards;   // AllGatherMatmul: the form chosen (never Auto)
   std::uint64_t workspace = 0;
   // Found by the first run: whether every rank's input is the same
   // symmetric object (shmem_malloc), read in place (symmetric_input != 0),

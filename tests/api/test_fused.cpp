@@ -2,7 +2,8 @@
 // MatmulReduceScatter, MatmulAllReduce -- and ops::Matmul: every matmul type
 // (AllGatherAdd: every type), shapes that are not powers of two, with and
 // without bias and gather_out, shapes larger than the window (several
-// rounds), strided sub-team communicators, explicit tile counts, a plan run
+// rounds), strided sub-team communicators, explicit tile counts, both forms
+// of AllGatherMatmul (ops::Moves: shards or weights travel), a plan run
 // twice, 200 back-to-back calls with random per-rank delays, the errors, and
 // the fused results against the unfused composition (AllGather/ReduceScatter/
 // AllReduce operator + ops::Matmul).
@@ -46,6 +47,7 @@ using tilecomm::Comm;
 using ops::DataType;
 using ops::MatmulOptions;
 using ops::MatmulShape;
+using ops::Moves;
 
 namespace {
 
@@ -146,7 +148,24 @@ struct Call {
   MatmulShape s;
   bool bias = false, gather = false;
   int tiles = 0;
+  Moves moves = Moves::Auto;
 };
+
+// The forms of AllGatherMatmul a call can be forced into: the weights
+// travel only without gather_out. The other operators have one form.
+std::vector<Moves> forms(const Call& c) {
+  if (c.f != Fused::AllGatherMatmul) return {Moves::Auto};
+  if (c.gather) return {Moves::Auto, Moves::Shards};
+  return {Moves::Auto, Moves::Shards, Moves::Weights};
+}
+// Whether a window of window_bytes holds what Moves::Weights needs: x2 and
+// one row of every rank's product in the compute type, in one partition
+// (half the window), x2's area 64-byte aligned.
+bool weights_fit(const Call& c, std::uint64_t window_bytes, int ranks) {
+  const std::uint64_t w = c.t == DataType::Fp64 ? 8 : 4;
+  return (c.s.k * c.s.n * w + 63) / 64 * 64 + static_cast<std::uint64_t>(ranks) * c.s.n * w <= window_bytes / 2;
+}
+const char* name_of(Moves m) { return m == Moves::Weights ? "weights" : m == Moves::Shards ? "shards" : "auto"; }
 
 // Whether c fills a gather_out (AllGatherMatmul only has one).
 bool gathers(const Call& c) { return c.gather && c.f == Fused::AllGatherMatmul; }
@@ -154,8 +173,8 @@ bool gathers(const Call& c) { return c.gather && c.f == Fused::AllGatherMatmul; 
 std::string describe(const Call& c, int ranks) {
   std::ostringstream os;
   os << name_of(c.f) << ' ' << ops::name_of(c.t) << " m=" << c.s.m << " k=" << c.s.k << " n=" << c.s.n
-     << (c.bias ? " bias" : "") << (gathers(c) ? " gather_out" : "") << " tiles=" << c.tiles << " on " << ranks
-     << " ranks";
+     << (c.bias ? " bias" : "") << (gathers(c) ? " gather_out" : "") << " tiles=" << c.tiles
+     << " moves=" << name_of(c.moves) << " on " << ranks << " ranks";
   return os.str();
 }
 
@@ -248,6 +267,7 @@ Buf run(Comm& comm, const Call& c, const Inputs& in, Buf* gathered = nullptr, in
   const void* b = c.bias ? bias.data() : nullptr;
   MatmulOptions opt;
   opt.tiles = c.tiles;
+  opt.moves = c.moves;
   ops::Executor ex;
   std::uint64_t ws = 0;
   switch (c.f) {
@@ -371,6 +391,12 @@ std::int64_t run_every_operator(Comm& comm, std::initializer_list<DataType> type
         const auto r = check(comm, c, ++salt);
         EXPECT_TRUE(r);
         bad += !r;
+        c.gather = false;  // and with the weights travelling, where x2 fits the window
+        c.moves = Moves::Weights;
+        if (f != Fused::AllGatherMatmul || !weights_fit(c, comm.window(comm.rank()).data_bytes, comm.size())) continue;
+        const auto w = check(comm, c, ++salt);
+        EXPECT_TRUE(w);
+        bad += !w;
       }
   }
   return bad;
@@ -410,7 +436,10 @@ TEST(Fused, MatmulOperatorsEveryTypeAndShapeWithAndWithoutBiasAndGatherOut) {
         for (int variant = 0; variant < (f == Fused::AllGatherMatmul ? 4 : 2); ++variant) {
           Call c{f, t, s, variant % 2 == 1, variant >= 2, 0};
           if (f == Fused::MatmulReduceScatter) c.s.m *= n;  // m / size() rows of y on each rank
-          EXPECT_TRUE(check(comm, c, ++salt));
+          for (Moves m : forms(c)) {
+            c.moves = m;
+            EXPECT_TRUE(check(comm, c, ++salt));
+          }
         }
   comm.destroy();
 }
@@ -426,11 +455,15 @@ TEST(Fused, FusedEqualsTheUnfusedCompositionInFp32) {
         Call c{f, DataType::Fp32, s, bias, false, 0};
         if (f == Fused::MatmulReduceScatter) c.s.m *= n;
         const Inputs in(c.t, c.s, comm.size(), ++salt);
-        const Buf fused = run(comm, c, in), composed = unfused(comm, c, in);
-        EXPECT_TRUE(bytes_equal(fused.bytes.data(), composed.bytes.data(), fused.bytes.size()))
-            << describe(c, comm.size());
+        const Buf composed = unfused(comm, c, in);
         EXPECT_TRUE(compare(describe(c, comm.size()), composed, reference(c, in, comm.rank()), true, c.s.n))
             << "the unfused composition itself";
+        for (Moves m : forms(c)) {
+          c.moves = m;
+          const Buf fused = run(comm, c, in);
+          EXPECT_TRUE(bytes_equal(fused.bytes.data(), composed.bytes.data(), fused.bytes.size()))
+              << describe(c, comm.size());
+        }
       }
   for (std::uint64_t count : {1, 63, 1001}) {  // AllGatherAdd = AllGather + b
     const int me_ = comm.rank();
@@ -486,21 +519,55 @@ TEST(Fused, ExplicitTileCountsGiveTheResultOfTheCostModel) {
   std::uint64_t salt = 300;
   for (Fused f : kFused)
     for (DataType t : {DataType::Fp32, DataType::Bf16})
-      for (MatmulShape s : {MatmulShape{33, 65, 7}, MatmulShape{3, 7, 33}}) {
-        Call c{f, t, s, true, false, 0};
-        if (f == Fused::MatmulReduceScatter) c.s.m *= n;
-        const Inputs in(t, c.s, comm.size(), ++salt);
-        int chosen = 0;
-        const Buf model = run(comm, c, in, nullptr, &chosen);
-        EXPECT_GE(chosen, 1) << describe(c, comm.size()) << ": the plan names the tiles it chose";
-        EXPECT_TRUE(compare(describe(c, comm.size()), model, reference(c, in, comm.rank()), in.exact, c.s.n));
-        for (int tiles : {1, 2, 3, 7}) {
-          c.tiles = tiles;
-          const Buf y = run(comm, c, in, nullptr, &chosen);
-          EXPECT_TRUE(bytes_equal(y.bytes.data(), model.bytes.data(), y.bytes.size())) << describe(c, comm.size());
-          EXPECT_TRUE(chosen >= 1 && chosen <= tiles) << describe(c, comm.size()) << ": the plan chose " << chosen;
+      for (MatmulShape s : {MatmulShape{33, 65, 7}, MatmulShape{3, 7, 33}})
+        for (Moves m : forms(Call{f})) {
+          Call c{f, t, s, true, false, 0, m};
+          if (f == Fused::MatmulReduceScatter) c.s.m *= n;
+          const Inputs in(t, c.s, comm.size(), ++salt);
+          int chosen = 0;
+          const Buf model = run(comm, c, in, nullptr, &chosen);
+          EXPECT_GE(chosen, 1) << describe(c, comm.size()) << ": the plan names the tiles it chose";
+          EXPECT_TRUE(compare(describe(c, comm.size()), model, reference(c, in, comm.rank()), in.exact, c.s.n));
+          for (int tiles : {1, 2, 3, 7}) {
+            c.tiles = tiles;
+            const Buf y = run(comm, c, in, nullptr, &chosen);
+            EXPECT_TRUE(bytes_equal(y.bytes.data(), model.bytes.data(), y.bytes.size())) << describe(c, comm.size());
+            EXPECT_TRUE(chosen >= 1 && chosen <= tiles) << describe(c, comm.size()) << ": the plan chose " << chosen;
+          }
         }
-      }
+  comm.destroy();
+}
+
+// Moves::Auto: the weights travel where they and a product block are
+// smaller than a shard, on more than one rank, without gather_out, and
+// where x2 fits the window; the shards otherwise. Every choice is exact.
+TEST(Fused, AllGatherMatmulMovesTheSmallerOperand) {
+  Comm comm = Comm::world(window(1 << 20)), narrow = Comm::world(window(4096));
+  const bool many = comm.size() > 1;
+  struct Case {
+    Comm* comm;
+    MatmulShape s;
+    bool gather;
+    Moves want;
+  };
+  // {65, 129, 5}: (129 + 65) * 5 < 65 * 129. {7, 3, 33}: not. In 2 KiB
+  // partitions a 64 x 16 fp32 x2 (4 KiB) does not fit, a 256-byte x1 row does.
+  const Case cases[] = {{&comm, {65, 129, 5}, false, many ? Moves::Weights : Moves::Shards},
+                        {&comm, {65, 129, 5}, true, Moves::Shards},
+                        {&comm, {7, 3, 33}, false, Moves::Shards},
+                        {&narrow, {200, 64, 16}, false, Moves::Shards}};
+  std::uint64_t salt = 800;
+  for (const Case& k : cases) {
+    const Call c{Fused::AllGatherMatmul, DataType::Fp32, k.s, true, k.gather, 0};
+    const int n = k.comm->size();
+    std::vector<float> x1(k.s.m * k.s.k), x2(k.s.k * k.s.n), y(n * k.s.m * k.s.n), g(n * k.s.m * k.s.k);
+    ops::Executor ex;
+    ops::AllGatherMatmulGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.gather ? g.data() : nullptr,
+                                         k.s, c.t, &ex);
+    EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, n);
+    EXPECT_TRUE(check(*k.comm, c, ++salt));
+  }
+  narrow.destroy();
   comm.destroy();
 }
 
@@ -518,8 +585,12 @@ TEST(Fused, HalfPrecisionResultsAreRoundedOnce) {
         for (bool bias : {false, true}) {
           Call c{f, t, s, bias, false, 0};
           if (f == Fused::MatmulReduceScatter) c.s.m *= n;
-          EXPECT_TRUE(check(comm, c, ++salt, true));
-          for (double v : reference(c, Inputs(t, c.s, comm.size(), salt, true), comm.rank())) rounded += wrapped(t, v) != v;
+          for (Moves m : forms(c)) {
+            c.moves = m;
+            EXPECT_TRUE(check(comm, c, ++salt, true));
+            for (double v : reference(c, Inputs(t, c.s, comm.size(), salt, true), comm.rank()))
+              rounded += wrapped(t, v) != v;
+          }
         }
       EXPECT_GT(rounded, 0u) << name_of(f) << ' ' << ops::name_of(t);
     }
@@ -687,6 +758,9 @@ TEST(Fused, TwoHundredBackToBackCallsOnRandomShapesWithRandomDelays) {
       c.bias = calls() % 2 == 1;
       c.gather = calls() % 2 == 1;
       c.tiles = static_cast<int>(calls() % 4);
+      const std::vector<Moves> can = forms(c);
+      c.moves = can[calls() % can.size()];
+      if (c.moves == Moves::Weights && !weights_fit(c, 8 << 10, comm.size())) c.moves = Moves::Auto;
       if (c.f == Fused::MatmulReduceScatter) c.s.m = n * (1 + c.s.m % 9);
       r = check(comm, c, salt);
     }
@@ -757,6 +831,15 @@ TEST(Fused, MisuseIsAClearError) {
   EXPECT_THAT(error_of([&] { ops::MatmulReduceScatterGetWorkspaceSize(comm, a.data(), b.data(), nullptr, nullptr,
                                                                       {2u * n, 2, 2}, DataType::Fp32, &ex); }),
               HasSubstr("null"));
+  // Moves: AllGatherMatmul's alone; the weights cannot fill gather_out, and x2 must fit the window.
+  MatmulOptions weights;
+  weights.moves = Moves::Weights;
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(comm, a.data(), b.data(), nullptr, c.data(), g.data(),
+                                                                  s, DataType::Fp32, &ex, weights); }),
+              AllOf(HasSubstr("Weights"), HasSubstr("gather_out")));
+  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(comm, a.data(), b.data(), nullptr, c.data(), s,
+                                                                  DataType::Fp32, &ex, weights); }),
+              HasSubstr("moves"));
   // Tiles and sizes.
   MatmulOptions negative;
   negative.tiles = -1;
@@ -777,6 +860,9 @@ TEST(Fused, MisuseIsAClearError) {
   EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
                                                                   {1, 1, 64}, DataType::Fp64, &ex); }),
               AllOf(HasSubstr("window"), HasSubstr("256")));
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
+                                                                  nullptr, {1, 64, 1}, DataType::Fp64, &ex, weights); }),
+              AllOf(HasSubstr("window"), HasSubstr("x2")));
   tiny.destroy();
   // Running what was not planned, or with too small a workspace.
   ops::Executor fresh;

@@ -13,12 +13,14 @@
  * The fp32 shapes were chosen to put the communication at roughly 20..80%
  * of tilecomm's unfused time at 2 and 4 PEs on a 2-CPU host with one BLAS
  * thread per process: there is something to hide behind the compute, and
- * something to hide it behind. Faster copies since then moved most matmul
- * shapes to the low end (AMD EPYC Zen 5: 16..42%, and 10..20% for three
- * of them); 1024x1024x8 keeps an AllGatherMatmul near the middle (33..39%
- * at 2 PEs). The bf16 row's share is lower (4..9%) at any shape: the
- * unfused ops::Matmul converts the whole gathered matrix to fp32, a cost
- * that grows with the gathered bytes as the communication does. */
+ * something to hide it behind. The share follows the host's memory
+ * bandwidth: on an AMD EPYC Zen 5 (memcpy 19 GB/s) most matmul shapes sit
+ * at the low end (16..42%, and 10..20% for three of them), on a Zen 4
+ * (10.6 GB/s) at 37..72%; 1024x1024x8 keeps an AllGatherMatmul near the
+ * middle on both (33..63% at 2 PEs). The bf16 row's share is lower (4..9%
+ * on the Zen 5, 21..39% on the Zen 4): the unfused ops::Matmul converts the
+ * whole gathered matrix to fp32, a cost that grows with the gathered bytes
+ * as the communication does. */
 #ifndef TILECOMM_FUSED_CASES_H
 #define TILECOMM_FUSED_CASES_H
 
