@@ -233,6 +233,10 @@ std::size_t rows_fitting(const CommArgs& a, std::size_t blocks, std::size_t row_
   return row_bytes == 0 ? SIZE_MAX : a.partitionBytes() / (blocks * row_bytes);
 }
 
+// MatmulAllReduce on two ranks: each rank sums both blocks straight into y,
+// publishing nothing (NOTE [fused operators]).
+bool is_one_shot(const Executor& ex, const CommArgs& a) { return ex.kind == Kind::MatmulAllReduce && a.rankSize == 2; }
+
 // Moves::Weights: the window area that holds this rank's x2 (compute type).
 std::size_t weights_x2_bytes(const Executor& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
 
@@ -255,7 +259,8 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
   } else {
     block_rows = ex.kind == Kind::MatmulReduceScatter ? s.m / n : (s.m + n - 1) / n;  // the largest slice
     row_bytes = s.n * wire_size(ex.dtype);
-    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n + (ex.kind == Kind::MatmulAllReduce), row_bytes));
+    const bool published = ex.kind == Kind::MatmulAllReduce && !is_one_shot(ex, a);  // the reduced block's area
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n + published, row_bytes));
   }
   r.tiles = tiles_for(r.rows * row_bytes, ex.tiles);
   r.tiles = static_cast<int>(std::min<std::size_t>(r.tiles, std::max<std::size_t>(r.rows, 1)));  // no empty tiles
@@ -431,7 +436,7 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
   const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
-  const bool one_shot = all && n == 2;  // NOTE [fused operators]
+  const bool one_shot = is_one_shot(ex, a);
   constexpr coll::DType kSumType = coll::dtype_of<W>();
   // Rows of this round in rank k's block, and where the block and the reduced result lie in a window.
   auto block_rows = [&](int k) {

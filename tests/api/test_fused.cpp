@@ -487,8 +487,12 @@ TEST(Fused, FusedEqualsTheUnfusedCompositionInFp32) {
 
 TEST(Fused, ShapesLargerThanTheWindowRunInRounds) {
   // 64 KiB windows (32 KiB partitions): x1 of 129 x 65 fp64 is 65 KiB; the
-  // reducing operators move size() + 1 blocks of a 129- or 65-column row per
-  // round, a few rows at a time at 8 ranks. AllGatherAdd: 4 KiB windows,
+  // reducing operators move size() blocks of a 129- or 65-column row per
+  // round (MatmulAllReduce size() + 1 beyond two ranks), a few rows at a
+  // time at 8 ranks; AllGatherMatmul with the weights travelling, x2 (17 KiB
+  // in fp32; fp64's 34 KiB does not fit, so fp64 skips that form) and rows
+  // of size() * n columns of its product: 3 to 14 rows per round at 8
+  // ranks. AllGatherAdd: 4 KiB windows,
   // 3001 elements take 2 (int8) to 12 (64-bit types) rounds.
   Comm comm = Comm::world(window(64 << 10));
   EXPECT_EQ(run_every_operator(comm, {DataType::Fp32, DataType::Fp64, DataType::Fp16, DataType::Bf16},
