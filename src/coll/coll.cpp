@@ -36,10 +36,15 @@ constexpr std::size_t kAny = SIZE_MAX;
 // bounds are the crossovers measured on an AMD EPYC host, 2 PEs: scratch's
 // one synchronisation wins up to 1 KiB per PE (fcollect, reductions: 512 B
 // 0.51-0.53 against oneshot's 0.76-0.80 us, 2 KiB 0.96-1.0 against
-// 0.79-0.88), 8 KiB (broadcast: 4 KiB 0.43-0.46 against pull's 0.76-0.86,
-// 8 KiB 0.66-0.75 against 0.86-0.91), 512 B per
-// peer (alltoall); above, its second copy costs more than pull's second
-// synchronisation (docs/ARCHITECTURE.md, "Collectives"). The reductions
+// 0.79-0.88; broadcast), 512 B per peer (alltoall); above, its second copy
+// costs more than pull's second synchronisation (docs/ARCHITECTURE.md,
+// "Collectives"). Broadcast's bound was 8 KiB, from an earlier host (4 KiB
+// 0.43-0.46 against pull's 0.76-0.86 us, 8 KiB 0.66-0.75 against
+// 0.86-0.91); on an EPYC Zen 4, 3 alternations, scratch took 0.22-0.31 us
+// at 2 KiB, 0.44-0.67 at 4 KiB and 1.3-1.5 at 8 KiB against pull's
+// 0.18-0.19, 0.19-0.24 and 0.26-0.29 (1 KiB: 0.12-0.17 against 0.15-0.19),
+// and with that bound MPICH was faster at 4 and 8 KiB (0.62 and 1.18 us
+// against 0.74 and 1.62). The reductions
 // that read every member's whole vector (scratch, oneshot) stop at 8
 // members, where rsag's division of the work reads less per member (not
 // measured: this host has 2 CPUs). When the job
@@ -85,7 +90,7 @@ constexpr Algorithm kTable[] = {
     {"hier", Kind::Broadcast, kAny, 2, 0, kLeaders, true, true, hier_broadcast},
     {"push", Kind::Broadcast, kAny, 2, kPushMembers, kPush, true, false, push_broadcast},
     {"put", Kind::Broadcast, 16 << 10, 2, kPushMembers, kPut, true, true, put_broadcast},
-    {"scratch", Kind::Broadcast, 8192, 2, 0, kScratch, true, false, scratch_broadcast},
+    {"scratch", Kind::Broadcast, 1024, 2, 0, kScratch, true, false, scratch_broadcast},
     {"tree", Kind::Broadcast, kAny, 16, 0, kSource, true, true, tree_broadcast},
     {"pull", Kind::Broadcast, kAny, 2, 0, kSource, true, false, pull_broadcast},
     {"hier", Kind::Collect, kAny, 2, 0, kLeaders, true, true, hier_collect},
