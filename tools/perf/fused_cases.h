@@ -16,8 +16,8 @@
  * something to hide it behind. The share follows the host's memory
  * bandwidth: on an AMD EPYC Zen 5 (memcpy 19 GB/s) most matmul shapes sit
  * at the low end (16..42%, and 10..20% for three of them), on a Zen 4
- * (10.6 GB/s) at 37..72%; 1024x1024x8 keeps an AllGatherMatmul near the
- * middle on both (33..63% at 2 PEs). The bf16 row's share is lower (4..9%
+ * (10.6 GB/s) at 37..74%; AllGatherMatmul 1024x1024x8 stays inside the
+ * range on both (33..73% at 2 PEs). The bf16 row's share is lower (4..9%
  * on the Zen 5, 21..39% on the Zen 4): the unfused ops::Matmul converts the
  * whole gathered matrix to fp32, a cost that grows with the gathered bytes
  * as the communication does. */
