@@ -84,7 +84,7 @@ void hier_broadcast(Group& g) {
     if (me != leader) return take_published(g, bytes, false);
     if (w == Way::Slot) {
       g.wait_leader_push(root_host);
-      std::memcpy(a.dest, g.scratch(), bytes);
+      copy(a.dest, g.scratch(), bytes, false);
     } else if (w == Way::Put) {
       g.leader_ready(root_host);
       g.wait_leader_push(root_host);
@@ -144,14 +144,14 @@ void hier_fcollect(Group& g) {
     // My host's blocks, packed in member order, into a region of every
     // other leader's slot; theirs unpacked from mine.
     std::vector<char> packed(members.size() * bytes);
-    for (std::size_t i = 0; i < members.size(); ++i) std::memcpy(packed.data() + i * bytes, dest + members[i] * bytes, bytes);
+    for (std::size_t i = 0; i < members.size(); ++i) copy(packed.data() + i * bytes, dest + members[i] * bytes, bytes, false);
     g.claim_scratch();
     for (int h = 0; h < g.hosts(); ++h)
       if (h != mine) g.leader_push(h, g.scratch() + push_offset(region, mine, h), packed.data(), packed.size());
     g.each_push([&](int h) {
       const char* from = g.scratch() + push_offset(region, h, mine);
       for (int k : g.members_of(h)) {
-        std::memcpy(dest + k * bytes, from, bytes);
+        copy(dest + k * bytes, from, bytes, false);
         from += bytes;
       }
     }, true);
@@ -285,7 +285,7 @@ void hier_collect(Group& g) {
   // Blocks packed in member order (a message) into their places in dest.
   auto unpack = [&](int h, const char* from) {
     for (int k : g.members_of(h)) {
-      std::memcpy(dest + at[k], from, len[k]);
+      copy(dest + at[k], from, len[k], false);
       from += len[k];
     }
   };
@@ -348,7 +348,7 @@ void hier_reduce(Group& g) {
     return g.view(a.source, bytes, members[i], static_cast<int>(i % 2));
   };
   if (members.size() == 1) {
-    if (a.dest != a.source) std::memcpy(dest, a.source, bytes);
+    copy(dest, a.source, bytes, false);
   } else {
     reduce2(a.dtype, a.op, dest, member_part(0), member_part(1), a.count);
     for (std::size_t i = 2; i < members.size(); ++i) reduce2(a.dtype, a.op, dest, dest, member_part(i), a.count);
@@ -376,7 +376,7 @@ void hier_reduce(Group& g) {
     reduce2(a.dtype, a.op, result.data(), host_part(0), host_part(1), a.count);
     for (int h = 2; h < hosts; ++h) reduce2(a.dtype, a.op, result.data(), result.data(), host_part(h), a.count);
     if (w == Way::Get) g.wait_readers(hosts - 1);
-    std::memcpy(dest, result.data(), bytes);
+    copy(dest, result.data(), bytes, false);
   }
   publish_to_host(g);
 }

@@ -47,11 +47,11 @@ void push_broadcast(Group& g) {
   if (g.me() == a.root) {
     g.claim_scratch();
     for (int i = 1; i < g.size(); ++i) g.push((a.root + i) % g.size(), g.scratch(), a.source, bytes);
-    if (a.root_dest && a.dest != a.source) std::memcpy(a.dest, a.source, bytes);
+    if (a.root_dest) copy(a.dest, a.source, bytes, false);
     return;
   }
   g.wait_push(a.root);
-  std::memcpy(a.dest, g.scratch(), bytes);
+  copy(a.dest, g.scratch(), bytes, false);
 }
 
 void push_fcollect(Group& g) {
@@ -59,8 +59,8 @@ void push_fcollect(Group& g) {
   const std::size_t bytes = a.count * a.elem;
   char* dest = static_cast<char*>(a.dest);
   push_all(g, bytes, [&](int) { return a.source; });
-  std::memcpy(dest + g.me() * bytes, a.source, bytes);
-  g.each_push([&](int k) { std::memcpy(dest + k * bytes, pushed_to_me(g, bytes, k), bytes); });
+  copy(dest + g.me() * bytes, a.source, bytes, false);
+  g.each_push([&](int k) { copy(dest + k * bytes, pushed_to_me(g, bytes, k), bytes, false); });
 }
 
 void push_alltoall(Group& g) {
@@ -69,8 +69,8 @@ void push_alltoall(Group& g) {
   const auto* source = static_cast<const char*>(a.source);
   char* dest = static_cast<char*>(a.dest);
   push_all(g, block, [&](int k) { return source + k * block; });
-  std::memcpy(dest + g.me() * block, source + g.me() * block, block);
-  g.each_push([&](int k) { std::memcpy(dest + k * block, pushed_to_me(g, block, k), block); });
+  copy(dest + g.me() * block, source + g.me() * block, block, false);
+  g.each_push([&](int k) { copy(dest + k * block, pushed_to_me(g, block, k), block, false); });
 }
 
 void push_reduce(Group& g) {
