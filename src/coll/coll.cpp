@@ -167,7 +167,7 @@ const Algorithm* forced(Kind k, const char* call) {
 
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
-  if (al.peer_dest && a.dest_private) return false;
+  if (al.peer_dest && a.dest_private && !(a.source_scratch && al.run == rsag_reduce)) return false;
   if (al.staging != kSource && !g.team_mode()) return false;
   if (al.staging != kSource && scratch_need(g, al.staging) > g.scratch_slot()) return false;
   if (pushes(al) && g.size() > kPushMembers) return false;

@@ -87,6 +87,8 @@ struct Args {
   const char* call = "";           // the API routine, for messages ("shmem_long_sum_reduce")
   const Region* region = nullptr;  // source and dest may lie in it (teams only; load/store)
   bool dest_private = false;       // dest is this member's private memory: no peer reads it
+  bool source_scratch = false;     // source is the caller's staged copy, which the call may overwrite:
+                                   // rsag then serves a private dest (it publishes through the source)
 };
 
 /// Runs a team collective. Returns 0, or -1 when `team` is SHMEM_TEAM_INVALID

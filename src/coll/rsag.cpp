@@ -6,6 +6,9 @@
 // vectors' worth and writes one, whatever the member count: the choice for
 // large vectors. In place works: a member overwrites its copy of a peer's
 // slice only after the peer has reduced that chunk, that is after it read it.
+// A private dest (Args::dest_private, with Args::source_scratch): no peer
+// may read it, so each member also writes its reduced chunk over its own
+// slice of its source, which only it reads, and the peers copy from there.
 #include "coll/algorithm.hpp"
 
 #include <memory>
@@ -17,6 +20,7 @@ void rsag_reduce(Group& g) {
   const int n = g.size(), me = g.me();
   const std::size_t chunk = std::max<std::size_t>(1, (64 << 10) / a.elem);
   const bool in_place = a.dest == a.source;
+  const bool via_source = a.dest_private;  // a scratch source (can_serve, coll.cpp)
   const bool stream = streaming(a.count * a.elem);
   auto slice = [&](int k) { return a.count * k / n; };  // first element of member k's slice
   g.arrive();
@@ -35,7 +39,8 @@ void rsag_reduce(Group& g) {
     char* acc = in_place ? aside.get() : dest + off;
     reduce2(a.dtype, a.op, acc, g.view(source + off, bytes, 0, 0), g.view(source + off, bytes, 1, 1), len);
     for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, g.view(source + off, bytes, k), len);
-    if (in_place) std::memcpy(dest + off, acc, len * a.elem);
+    if (in_place) std::memcpy(dest + off, acc, bytes);
+    if (via_source) copy(const_cast<char*>(source) + off, acc, bytes, false);
     progress.store(base | ++done_chunks, std::memory_order_release);
   }
 
@@ -45,7 +50,7 @@ void rsag_reduce(Group& g) {
     for (std::size_t i = slice(k); i < slice(k + 1); i += chunk) {
       const std::size_t len = std::min(chunk, slice(k + 1) - i), off = i * a.elem;
       g.wait(k, kProgress, base | ++c, "its reduced slice");
-      g.get(dest + off, dest + off, len * a.elem, k, stream);
+      g.get(dest + off, (via_source ? source : dest) + off, len * a.elem, k, stream);
     }
     g.report_done(k);
   }

@@ -183,6 +183,16 @@ void from_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? float_to_fp16(s[i]) : float_to_bf16(s[i]);
 }
 
+// Whether an AllReduce's rounds reduce the staged input straight into the
+// output: the library may overwrite the staged copy to publish its slices
+// (coll::Args::source_scratch), so the result needs no window area and no
+// copy out. Not where the input is read in place, which must stay as it is,
+// nor for half precision, whose fp32 result is converted back. Only known
+// once the plan is resolved (NOTE [inputs in place]).
+bool reduces_into_output(const Executor& ex) {
+  return ex.kind == Kind::AllReduce && ex.resolved && !ex.symmetric_input && !half_reduce(ex);
+}
+
 // Elements per rank (per peer for AllToAll) that one round moves: the
 // window holds the staged input and, where needed, the result.
 std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
@@ -190,7 +200,7 @@ std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
   const std::uint64_t usable = a.windowBytes - kAlign;  // the result area starts on a line
   switch (ex.kind) {
     case Kind::AllGather: case Kind::ReduceScatter: return usable / ((n + 1) * e);
-    case Kind::AllReduce: case Kind::Reduce: return usable / (2 * e);
+    case Kind::AllReduce: case Kind::Reduce: return reduces_into_output(ex) ? a.windowBytes / e : usable / (2 * e);
     case Kind::Broadcast: return a.windowBytes / e;
     case Kind::AllToAll: case Kind::AllToAllV: return usable / (2 * n * e);
     default: return 0;  // the fused operators plan their own rounds (fused.cpp)
@@ -275,9 +285,9 @@ std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
 // one, hands the library that object as the source, with no copy into the
 // window: in one call (no rounds) straight into the output, which the
 // executor keeps (InPlaceCall), so a run costs what the OpenSHMEM call
-// costs. Reduce, and AllReduce into private outputs, still return their
-// results through the window in rounds (the library's large reductions
-// have peers read the dest). Half-precision reductions, which convert
+// costs. Reduce, and AllReduce of such an input into private outputs,
+// still return their results through the window in rounds (the library's
+// large reductions have peers read the dest). Half-precision reductions, which convert
 // their input, always stage. The exchange makes a plan's first run the
 // point where the ranks agree: every rank must run its plans in the same
 // order, each plan's first run on every rank together (as every operator
@@ -434,11 +444,14 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
       }
       case Kind::AllReduce:
       case Kind::Reduce: {
-        std::uint8_t* result = win + align_up(c * we);
+        const bool direct = reduces_into_output(ex);
+        std::uint8_t* result = direct ? out + at * e : win + align_up(c * we);
         const std::uint8_t* source = symmetric ? symmetric + at * e : win;
         if (!symmetric) to_wire(ex, win, in + at * e, len);
-        coll::run(team, args_for(ex, coll::Kind::Reduce, region, source, result, len, false));
-        if (ex.kind == Kind::AllReduce || me == ex.root) from_wire(ex, out + at * e, result, len);
+        coll::Args args = args_for(ex, coll::Kind::Reduce, region, source, result, len, direct);
+        args.source_scratch = direct;
+        coll::run(team, args);
+        if (!direct && (ex.kind == Kind::AllReduce || me == ex.root)) from_wire(ex, out + at * e, result, len);
         break;
       }
       case Kind::Broadcast:
