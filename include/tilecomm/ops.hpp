@@ -61,7 +61,8 @@
 // its shard, in the peers' copies of it (nothing staged); AllGatherMatmul
 // moves the weights instead where they are smaller than a shard (Moves);
 // the Matmul* operators compute straight into the window, in row tiles the
-// peers reduce as they complete (MatmulOptions::tiles).
+// peers reduce as they complete (MatmulOptions::tiles), or move x1's rows
+// and x2 instead where those are smaller than the product rows (Moves).
 #pragma once
 
 #include <cstddef>
@@ -100,20 +101,27 @@ struct MatmulShape {
   std::uint64_t m = 0, k = 0, n = 0;
 };
 
-/// What AllGatherMatmul moves between the ranks. Shards: every rank reads
-/// every rank's x1 shard (the TileXR order). Weights: every rank reads
-/// every rank's x2 instead, multiplies its own shard by all of them in one
-/// product, and every rank takes its columns of the others' products; no
-/// shard travels, so it cannot fill gather_out. Auto: Weights where x2 and
-/// one product block are smaller than a shard, (k + m) * n < m * k, on
-/// more than one rank, without gather_out, and where x2 fits the window;
-/// otherwise Shards.
-enum class Moves : std::uint8_t { Auto, Shards, Weights };
+/// What a fused matmul operator moves between the ranks; each operator has
+/// two forms, and Auto takes the second on more than one rank where what
+/// it moves is smaller and fits the window.
+/// AllGatherMatmul. Shards: every rank reads every rank's x1 shard (the
+/// TileXR order). Weights: every rank reads every rank's x2 instead,
+/// multiplies its own shard by all of them in one product, and every rank
+/// takes its columns of the others' products; no shard travels, so it
+/// cannot fill gather_out. Auto: Weights where x2 and one product block
+/// are smaller than a shard, (k + m) * n < m * k, and without gather_out.
+/// MatmulReduceScatter, MatmulAllReduce. Products: each rank's product
+/// rows travel to the rank that sums them. Operands: each rank computes
+/// its rows of the sum from every rank's x1 rows and x2 instead, summing
+/// the products in the same order (the same bits). Auto: Operands where
+/// they are smaller than the product rows, k * (m + size() * n) < m * n.
+enum class Moves : std::uint8_t { Auto, Shards, Weights, Products, Operands };
+const char* name_of(Moves m);  // "auto", "shards", "weights", "products", "operands"
 
 /// Tuning of the fused matmul operators. tiles: the row tiles each block of
 /// a round is cut into, the unit a rank announces to the others, at most
 /// one row each (0: the cost model of docs/ARCHITECTURE.md, "The
-/// communicator face"). moves: AllGatherMatmul only (see Moves).
+/// communicator face"). moves: the form (see Moves).
 struct MatmulOptions {
   int tiles = 0;
   Moves moves = Moves::Auto;
@@ -140,7 +148,7 @@ struct Executor {
   void* gather_out = nullptr;
   MatmulShape shape;
   int tiles = 0;                 // fused matmuls: the tiles chosen
-  Moves moves = Moves::Shards;   // AllGatherMatmul: the form chosen (never Auto)
+  Moves moves = Moves::Auto;     // fused matmuls: the form chosen (never Auto)
   std::uint64_t workspace = 0;
   // Found by the first run: whether every rank's input is the same
   // symmetric object (shmem_malloc), read in place (symmetric_input != 0),

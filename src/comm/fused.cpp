@@ -53,6 +53,20 @@
 //   1024x64x512 and 512x32x1024, medians of 38 interleaved repetitions:
 //   0.88-0.96 of the two-phase time). On more ranks every rank would read
 //   every product, n/2 times the two-phase form's reads.
+// - The reducing operators move the operands instead where x1's rows and x2
+//   are smaller than the product rows, k * (m + size() * n) < m * n, as in
+//   the MC2 shapes, whose k is one rank's share of the inner dimension
+//   (ops::Moves, chosen when planning; operands_round). Each rank stages
+//   x2 and its x1 (the owner widens half precision once) and computes its
+//   own slice of the sum: for each rank in rank order, that rank's rows of
+//   the slice times its x2, summed tile by tile as the products form sums
+//   the blocks, so exact inputs give the same bits. No product row crosses
+//   to another CPU; MatmulAllReduce then gathers the summed slices as
+//   before. The flops are the same. Measured (AMD EPYC Zen 4, fp32 with
+//   bias, medians of 15 interleaved repetitions of 10 calls, two runs,
+//   operands / products): 2 PEs 0.50-0.89 (MatmulReduceScatter 4096x32x256,
+//   1024x32x1024, 2048x16x512) and 0.72-0.93 (MatmulAllReduce 1024x64x512,
+//   2048x32x256, 512x32x1024); 4 PEs 0.61-0.84 and 0.78-0.94.
 // Every launch ends with the post-sync of seed 001 (each reader tells each
 // owner it is done), so a window partition is reused only once nobody reads it.
 //
@@ -194,14 +208,16 @@ struct Matmul {
   W* x1_tile;          // half precision: a tile of x1 rows converted
   W* y_tile;           // half precision: a tile of the product before rounding
   W* x2_all;           // Moves::Weights: every rank's x2 side by side, k x size()*n
+  W* scratch;          // Moves::Operands: one rank's product of a row tile
 };
 
 std::size_t wire_size(DataType t) { return t == DataType::Fp64 ? 8 : 4; }
 
 // Workspace layout: for half precision x2, bias, an x1 tile and a y tile
-// (fp32); for Moves::Weights every rank's x2 (in the compute type).
+// (fp32); for Moves::Weights every rank's x2, for Moves::Operands a
+// product tile (in the compute type).
 struct Layout {
-  std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, x2_all = 0, total = 0;
+  std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, x2_all = 0, scratch = 0, total = 0;
 };
 
 Layout layout(const Executor& ex, std::size_t tile_rows) {
@@ -213,6 +229,7 @@ Layout layout(const Executor& ex, std::size_t tile_rows) {
     return at;
   };
   if (ex.moves == Moves::Weights) l.x2_all = area(s.k * s.n * ex.comm->size());
+  if (ex.moves == Moves::Operands) l.scratch = area(tile_rows * s.n);
   if (!is_half(ex.dtype)) return l;
   l.x2 = area(s.k * s.n);
   l.bias = area(s.n);
@@ -227,17 +244,20 @@ struct Rounds {
   int tiles = 1;
 };
 
-// Rows of each block that fit in a partition, with `blocks` blocks of
-// `row_bytes` each per round.
-std::size_t rows_fitting(const CommArgs& a, std::size_t blocks, std::size_t row_bytes) {
-  return row_bytes == 0 ? SIZE_MAX : a.partitionBytes() / (blocks * row_bytes);
+// Rows that fit in a partition after its first `reserved` bytes, at
+// `row_bytes` per row (every block's row of a round).
+std::size_t rows_fitting(const CommArgs& a, std::size_t row_bytes, std::size_t reserved = 0) {
+  if (a.partitionBytes() <= reserved) return 0;
+  return row_bytes == 0 ? SIZE_MAX : (a.partitionBytes() - reserved) / row_bytes;
 }
 
 // MatmulAllReduce on two ranks: each rank sums both blocks straight into y,
 // publishing nothing (NOTE [fused operators]).
-bool is_one_shot(const Executor& ex, const CommArgs& a) { return ex.kind == Kind::MatmulAllReduce && a.rankSize == 2; }
+bool is_one_shot(const Executor& ex, const CommArgs& a) {
+  return ex.kind == Kind::MatmulAllReduce && ex.moves == Moves::Products && a.rankSize == 2;
+}
 
-// Moves::Weights: the window area that holds this rank's x2 (compute type).
+// Moves::Weights and Operands: the window area that holds this rank's x2 (compute type).
 std::size_t weights_x2_bytes(const Executor& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
 
 Rounds rounds_for(const Executor& ex, const CommArgs& a) {
@@ -245,22 +265,25 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
   const std::size_t n = a.rankSize;
   Rounds r;
   std::size_t block_rows, row_bytes;
-  if (ex.kind == Kind::AllGatherMatmul && ex.moves == Moves::Weights) {
+  const std::size_t w = wire_size(ex.dtype);
+  if (ex.moves == Moves::Weights) {
     // my x2, then this round's product rows for every rank (weights_round)
-    const std::size_t x2 = weights_x2_bytes(ex), out_row = n * s.n * wire_size(ex.dtype);
-    const std::size_t fit = a.partitionBytes() <= x2 ? 0 : out_row == 0 ? SIZE_MAX : (a.partitionBytes() - x2) / out_row;
     block_rows = s.m;
     row_bytes = s.k * size_of(ex.dtype);  // the tile unit: rows of x1 multiplied
-    r.rows = std::min<std::size_t>(block_rows, fit);
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n * s.n * w, weights_x2_bytes(ex)));
   } else if (ex.kind == Kind::AllGatherMatmul) {
     block_rows = s.m;  // each rank's shard
     row_bytes = s.k * size_of(ex.dtype);  // shards travel in the caller's type
-    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, 1, row_bytes));
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, row_bytes));
   } else {
     block_rows = ex.kind == Kind::MatmulReduceScatter ? s.m / n : (s.m + n - 1) / n;  // the largest slice
-    row_bytes = s.n * wire_size(ex.dtype);
+    row_bytes = s.n * w;
     const bool published = ex.kind == Kind::MatmulAllReduce && !is_one_shot(ex, a);  // the reduced block's area
-    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n + published, row_bytes));
+    if (ex.moves == Moves::Operands)  // my x2, this round's x1 rows for every slice, my sums (operands_round)
+      r.rows = rows_fitting(a, n * s.k * w + (published ? row_bytes : 0), weights_x2_bytes(ex));
+    else
+      r.rows = rows_fitting(a, (n + published) * row_bytes);
+    r.rows = std::min<std::size_t>(block_rows, r.rows);
   }
   r.tiles = tiles_for(r.rows * row_bytes, ex.tiles);
   r.tiles = static_cast<int>(std::min<std::size_t>(r.tiles, std::max<std::size_t>(r.rows, 1)));  // no empty tiles
@@ -422,6 +445,12 @@ void weights_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std
 // First row of rank k's slice of the m product rows.
 std::size_t slice_row(const MatmulShape& s, int k, int n) { return s.m * k / n; }
 
+// Rows of rank k's slice in the round from row `at` on, of `rows` rows at most.
+std::size_t round_rows(const MatmulShape& s, int k, int n, std::uint64_t at, std::uint64_t rows) {
+  const std::size_t len = slice_row(s, k + 1, n) - slice_row(s, k, n);
+  return len > at ? std::min<std::size_t>(rows, len - at) : 0;
+}
+
 // rows x n values += the bias, on every row.
 template <class W>
 void add_bias(W* values, const W* bias, std::size_t rows, std::size_t n) {
@@ -439,10 +468,7 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
   const bool one_shot = is_one_shot(ex, a);
   constexpr coll::DType kSumType = coll::dtype_of<W>();
   // Rows of this round in rank k's block, and where the block and the reduced result lie in a window.
-  auto block_rows = [&](int k) {
-    const std::size_t len = slice_row(s, k + 1, n) - slice_row(s, k, n);
-    return len > at ? std::min<std::size_t>(rows, len - at) : 0;
-  };
+  auto block_rows = [&](int k) { return round_rows(s, k, n, at, rows); };
   auto block = [&](int owner, int k) { return a.data<W>(owner) + k * rows * s.n; };
   auto result = [&](int owner) { return a.data<W>(owner) + n * rows * s.n; };
   // Rows [r0, r1) of block k summed over the ranks in rank order, + bias, into acc.
@@ -516,6 +542,65 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
   post_sync(a);
 }
 
+// Moves::Operands (NOTE [fused operators]): each rank computes its slice
+// of the sum from every rank's operands. It stages x2 and, for every
+// slice, this round's rows of x1 (in the compute type) into its window;
+// then, tile by tile, it multiplies its slice's rows of each rank's x1 by
+// that rank's x2 and sums the products in rank order, as the products
+// form sums the blocks, and adds the bias. MatmulAllReduce publishes each
+// summed tile in the window, where the other ranks copy it into y from.
+template <class W>
+void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
+  const Executor& ex = mm.ex;
+  const MatmulShape& s = ex.shape;
+  const int n = a.rankSize, me = a.rank;
+  const std::size_t e = size_of(ex.dtype);
+  const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
+  constexpr coll::DType kSumType = coll::dtype_of<W>();
+  auto x2_of = [&](int r) { return reinterpret_cast<const W*>(a.data(r)); };
+  auto x1_of = [&](int r, int k) { return reinterpret_cast<W*>(a.data(r) + weights_x2_bytes(ex)) + k * rows * s.k; };
+  auto sums_of = [&](int r) { return x1_of(r, n); };  // after the x1 rows
+  auto y_row = [&](std::size_t row) { return static_cast<std::uint8_t*>(ex.output) + row * s.n * e; };
+
+  stage(a.data(me), mm.x2, s.k * s.n * sizeof(W));
+  for (int k = 0; k < n; ++k) {
+    const std::size_t row = slice_row(s, k, n) + at, cells = round_rows(s, k, n, at, rows) * s.k;
+    if (half) widen(ex.dtype, x1_of(me, k), static_cast<const std::uint16_t*>(ex.input) + row * s.k, cells);
+    else stage(x1_of(me, k), static_cast<const W*>(ex.input) + row * s.k, cells * sizeof(W));
+  }
+  orch::Record1vN(a.magic);
+  for (int r = 0; r < n; ++r)
+    if (r != me) orch::WaitNv1(r, a.magic);
+
+  const std::size_t len = round_rows(s, me, n, at, rows);
+  for (int t = 0; t < tiles; ++t) {
+    const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles), cells = (r1 - r0) * s.n;
+    const std::size_t row = (all ? slice_row(s, me, n) : 0) + at + r0;  // in y
+    W* acc = all ? sums_of(me) + r0 * s.n : half ? mm.y_tile : reinterpret_cast<W*>(y_row(row));
+    for (int r = 0; r < n && r1 > r0; ++r) {
+      W* product = r == 0 ? acc : mm.scratch;
+      blas::gemm(r1 - r0, s.k, s.n, x1_of(r, me) + r0 * s.k, s.k, x2_of(r), s.n, W(0), product, s.n);
+      if (r > 0) coll::reduce2(kSumType, coll::Op::Sum, acc, acc, product, cells);
+    }
+    if (mm.bias) add_bias(acc, mm.bias, r1 - r0, s.n);
+    if (all) orch::Record1vN(a.magic);
+    if (all || half) narrow(ex.dtype, y_row(row), acc, cells);
+  }
+
+  if (all) {  // the other ranks' sums, from their windows
+    for (int step = 1; step < n; ++step) {
+      const int r = (me + step) % n;
+      const std::size_t len_r = round_rows(s, r, n, at, rows);
+      for (int t = 0; t < tiles; ++t) {
+        const std::size_t r0 = tile_row(len_r, t, tiles), r1 = tile_row(len_r, t + 1, tiles);
+        orch::WaitNv1(r, a.magic);
+        narrow(ex.dtype, y_row(slice_row(s, r, n) + at + r0), sums_of(r) + r0 * s.n, (r1 - r0) * s.n);
+      }
+    }
+  }
+  post_sync(a);
+}
+
 template <class W>
 void run_matmul(Executor& ex, void* workspace) {
   const CommArgs& args = ex.comm->args();
@@ -523,8 +608,9 @@ void run_matmul(Executor& ex, void* workspace) {
   const Rounds plan = rounds_for(ex, args);
   const Layout l = layout(ex, (plan.rows + plan.tiles - 1) / plan.tiles);
   auto* ws = static_cast<std::uint8_t*>(workspace);
-  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr};
+  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, nullptr};
   if (ex.moves == Moves::Weights) mm.x2_all = reinterpret_cast<W*>(ws + l.x2_all);
+  if (ex.moves == Moves::Operands) mm.scratch = reinterpret_cast<W*>(ws + l.scratch);
   if (is_half(ex.dtype)) {  // x2 and the bias once in fp32, for every round
     widen(ex.dtype, ws + l.x2, ex.input2, s.k * s.n);
     if (ex.bias) widen(ex.dtype, ws + l.bias, ex.bias, s.n);
@@ -540,6 +626,7 @@ void run_matmul(Executor& ex, void* workspace) {
     const std::size_t rows = std::min(plan.rows, total - at);
     launch_round(ex, [&](const CommArgs& a) {
       if (ex.moves == Moves::Weights) weights_round(a, mm, at, rows, plan.tiles);
+      else if (ex.moves == Moves::Operands) operands_round(a, mm, at, plan.rows, plan.tiles);
       else if (ex.kind == Kind::AllGatherMatmul) gather_matmul_round(a, mm, at, rows, plan.tiles);
       else matmul_reduce_round(a, mm, at, plan.rows, plan.tiles);
     });
@@ -595,8 +682,12 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
     raise(ErrorCode::InvalidUsage, "%s: m=%llu rows do not split evenly over %d ranks; use a multiple of %d", call,
           static_cast<unsigned long long>(s.m), n, n);
   if (options.tiles < 0) raise(ErrorCode::InvalidUsage, "%s: MatmulOptions::tiles=%d; use 0 (automatic) or more", call, options.tiles);
-  if (options.moves != Moves::Auto && kind != Kind::AllGatherMatmul)
-    raise(ErrorCode::InvalidUsage, "%s: MatmulOptions::moves chooses AllGatherMatmul's form; leave it Auto here", call);
+  // Moves (ops.hpp): each operator's first form, or its second where what that moves is smaller and fits the window.
+  const bool gathers = kind == Kind::AllGatherMatmul;
+  const Moves first = gathers ? Moves::Shards : Moves::Products, second = gathers ? Moves::Weights : Moves::Operands;
+  if (options.moves != Moves::Auto && options.moves != first && options.moves != second)
+    raise(ErrorCode::InvalidUsage, "%s: MatmulOptions::moves=%s is not a form of this operator, whose forms are %s "
+          "and %s; pick one, or auto", call, name_of(options.moves), name_of(first), name_of(second));
   if (options.moves == Moves::Weights && gather_out)
     raise(ErrorCode::InvalidUsage, "%s: Moves::Weights moves no shard, so it cannot fill gather_out; use Moves::Auto "
           "or Moves::Shards, or pass no gather_out", call);
@@ -610,19 +701,21 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
   ex.gather_out = gather_out;
   ex.shape = s;
   ex.tiles = options.tiles;
-  // Moves (ops.hpp): the weights where they and a product block are smaller than a shard, and they fit the window.
-  const bool weights_smaller = (s.k + s.m) * s.n < s.m * s.k;
-  const bool weights = options.moves == Moves::Weights ||
-                       (options.moves == Moves::Auto && kind == Kind::AllGatherMatmul && n > 1 && !gather_out && weights_smaller);
-  ex.moves = weights ? Moves::Weights : Moves::Shards;
-  if (weights && options.moves == Moves::Auto && rounds_for(ex, comm.args()).rows == 0) ex.moves = Moves::Shards;
-  const Rounds r = rounds_for(ex, comm.args());
+  const bool smaller = gathers ? (s.k + s.m) * s.n < s.m * s.k && !gather_out
+                                : s.k * (s.m + n * s.n) < s.m * s.n;
+  ex.moves = options.moves != Moves::Auto ? options.moves : n > 1 && smaller ? second : first;
+  Rounds r = rounds_for(ex, comm.args());
+  if (options.moves == Moves::Auto && ex.moves == second && r.rows == 0 && s.m) {
+    ex.moves = first;
+    r = rounds_for(ex, comm.args());
+  }
   if (r.rows == 0 && s.m)
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold %s per "
           "rank; use a larger window", call, static_cast<unsigned long long>(comm.args().windowBytes),
-          ex.moves == Moves::Weights            ? "x2 and one row of the product"
-          : kind == Kind::AllGatherMatmul       ? "one row of the x1 shard"
-                                                : "one row of the product");
+          ex.moves == Moves::Weights    ? "x2 and one row of the product"
+          : ex.moves == Moves::Operands ? "x2 and one row of x1 for each rank (and of the sum)"
+          : gathers                     ? "one row of the x1 shard"
+                                        : "one row of the product");
   ex.tiles = r.tiles;
   ex.workspace = layout(ex, (r.rows + r.tiles - 1) / r.tiles).total;
   return ex.workspace;

@@ -36,6 +36,12 @@ const char* name_of(DataType t) {
   return i < 8 ? names[i] : "(invalid type)";
 }
 
+const char* name_of(Moves m) {
+  static const char* const names[] = {"auto", "shards", "weights", "products", "operands"};
+  const auto i = static_cast<unsigned>(m);
+  return i < 5 ? names[i] : "(invalid form)";
+}
+
 // ---- fp16 and bf16 ----------------------------------------------------------------------
 
 float fp16_to_float(std::uint16_t h) {

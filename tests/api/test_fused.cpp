@@ -3,7 +3,8 @@
 // (AllGatherAdd: every type), shapes that are not powers of two, with and
 // without bias and gather_out, shapes larger than the window (several
 // rounds), strided sub-team communicators, explicit tile counts, both forms
-// of AllGatherMatmul (ops::Moves: shards or weights travel), a plan run
+// of each matmul operator (ops::Moves: shards or weights, products or
+// operands travel), a plan run
 // twice, 200 back-to-back calls with random per-rank delays, the errors, and
 // the fused results against the unfused composition (AllGather/ReduceScatter/
 // AllReduce operator + ops::Matmul).
@@ -151,21 +152,26 @@ struct Call {
   Moves moves = Moves::Auto;
 };
 
-// The forms of AllGatherMatmul a call can be forced into: the weights
-// travel only without gather_out. The other operators have one form.
+// The second form of c's operator (ops::Moves): AllGatherMatmul's
+// weights, the reducing operators' operands.
+Moves second_form(const Call& c) { return c.f == Fused::AllGatherMatmul ? Moves::Weights : Moves::Operands; }
+// The forms a call can be forced into: AllGatherMatmul's weights travel
+// only without gather_out.
 std::vector<Moves> forms(const Call& c) {
-  if (c.f != Fused::AllGatherMatmul) return {Moves::Auto};
+  if (c.f != Fused::AllGatherMatmul) return {Moves::Auto, Moves::Products, Moves::Operands};
   if (c.gather) return {Moves::Auto, Moves::Shards};
   return {Moves::Auto, Moves::Shards, Moves::Weights};
 }
-// Whether a window of window_bytes holds what Moves::Weights needs: x2 and
-// one row of every rank's product in the compute type, in one partition
-// (half the window), x2's area 64-byte aligned.
-bool weights_fit(const Call& c, std::uint64_t window_bytes, int ranks) {
-  const std::uint64_t w = c.t == DataType::Fp64 ? 8 : 4;
-  return (c.s.k * c.s.n * w + 63) / 64 * 64 + static_cast<std::uint64_t>(ranks) * c.s.n * w <= window_bytes / 2;
+// Whether a window of window_bytes holds what the second form needs in one
+// partition (half the window), in the compute type: x2 (its area 64-byte
+// aligned), then one row of every rank's product (Weights) or one row of
+// x1 per rank and, for MatmulAllReduce, of the sum (Operands).
+bool second_fits(const Call& c, std::uint64_t window_bytes, int ranks) {
+  const std::uint64_t w = c.t == DataType::Fp64 ? 8 : 4, n = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t row = c.f == Fused::AllGatherMatmul ? n * c.s.n
+                                                          : n * c.s.k + (c.f == Fused::MatmulAllReduce ? c.s.n : 0);
+  return (c.s.k * c.s.n * w + 63) / 64 * 64 + row * w <= window_bytes / 2;
 }
-const char* name_of(Moves m) { return m == Moves::Weights ? "weights" : m == Moves::Shards ? "shards" : "auto"; }
 
 // Whether c fills a gather_out (AllGatherMatmul only has one).
 bool gathers(const Call& c) { return c.gather && c.f == Fused::AllGatherMatmul; }
@@ -391,9 +397,9 @@ std::int64_t run_every_operator(Comm& comm, std::initializer_list<DataType> type
         const auto r = check(comm, c, ++salt);
         EXPECT_TRUE(r);
         bad += !r;
-        c.gather = false;  // and with the weights travelling, where x2 fits the window
-        c.moves = Moves::Weights;
-        if (f != Fused::AllGatherMatmul || !weights_fit(c, comm.window(comm.rank()).data_bytes, comm.size())) continue;
+        c.gather = false;  // and in the second form, where it fits the window
+        c.moves = second_form(c);
+        if (!second_fits(c, comm.window(comm.rank()).data_bytes, comm.size())) continue;
         const auto w = check(comm, c, ++salt);
         EXPECT_TRUE(w);
         bad += !w;
@@ -571,6 +577,41 @@ TEST(Fused, AllGatherMatmulMovesTheSmallerOperand) {
     EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, n);
     EXPECT_TRUE(check(*k.comm, c, ++salt));
   }
+  narrow.destroy();
+  comm.destroy();
+}
+
+// Moves::Auto for the reducing operators: the operands travel where x1's
+// rows and x2 are smaller than the product rows, k * (m + size() * n) <
+// m * n, on more than one rank, and where they fit the window; the
+// products otherwise. Every choice is exact.
+TEST(Fused, ReducingMatmulsMoveTheSmallerOperand) {
+  Comm comm = Comm::world(window(1 << 20)), narrow = Comm::world(window(4096));
+  const auto ranks = static_cast<std::uint64_t>(comm.size());
+  struct Case {
+    Comm* comm;
+    MatmulShape s;
+    Moves want;
+  };
+  // {48r, 4, 32}: 4 * (48r + 32r) < 48r * 32. {8r, 64, 8}: not. {480, 16,
+  // 32} is smaller too, but in 2 KiB partitions its 16 x 32 fp32 x2 (2 KiB)
+  // leaves no room for x1, where a 128-byte product row fits.
+  const Case cases[] = {{&comm, {48 * ranks, 4, 32}, ranks > 1 ? Moves::Operands : Moves::Products},
+                        {&comm, {8 * ranks, 64, 8}, Moves::Products},
+                        {&narrow, {480, 16, 32}, Moves::Products}};
+  std::uint64_t salt = 850;
+  for (Fused f : {Fused::MatmulReduceScatter, Fused::MatmulAllReduce})
+    for (const Case& k : cases) {
+      const Call c{f, DataType::Fp32, k.s, true, false, 0};
+      std::vector<float> x1(k.s.m * k.s.k), x2(k.s.k * k.s.n), y(k.s.m * k.s.n);
+      ops::Executor ex;
+      if (f == Fused::MatmulReduceScatter)
+        ops::MatmulReduceScatterGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.s, c.t, &ex);
+      else
+        ops::MatmulAllReduceGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.s, c.t, &ex);
+      EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, k.comm->size());
+      EXPECT_TRUE(check(*k.comm, c, ++salt));
+    }
   narrow.destroy();
   comm.destroy();
 }
@@ -764,7 +805,7 @@ TEST(Fused, TwoHundredBackToBackCallsOnRandomShapesWithRandomDelays) {
       c.tiles = static_cast<int>(calls() % 4);
       const std::vector<Moves> can = forms(c);
       c.moves = can[calls() % can.size()];
-      if (c.moves == Moves::Weights && !weights_fit(c, 8 << 10, comm.size())) c.moves = Moves::Auto;
+      if (c.moves == second_form(c) && !second_fits(c, 8 << 10, comm.size())) c.moves = Moves::Auto;
       if (c.f == Fused::MatmulReduceScatter) c.s.m = n * (1 + c.s.m % 9);
       r = check(comm, c, salt);
     }
@@ -835,15 +876,19 @@ TEST(Fused, MisuseIsAClearError) {
   EXPECT_THAT(error_of([&] { ops::MatmulReduceScatterGetWorkspaceSize(comm, a.data(), b.data(), nullptr, nullptr,
                                                                       {2u * n, 2, 2}, DataType::Fp32, &ex); }),
               HasSubstr("null"));
-  // Moves: AllGatherMatmul's alone; the weights cannot fill gather_out, and x2 must fit the window.
-  MatmulOptions weights;
+  // Moves: each operator's own forms; the weights cannot fill gather_out, and x2 must fit the window.
+  MatmulOptions weights, operands;
   weights.moves = Moves::Weights;
+  operands.moves = Moves::Operands;
   EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(comm, a.data(), b.data(), nullptr, c.data(), g.data(),
                                                                   s, DataType::Fp32, &ex, weights); }),
               AllOf(HasSubstr("Weights"), HasSubstr("gather_out")));
   EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(comm, a.data(), b.data(), nullptr, c.data(), s,
                                                                   DataType::Fp32, &ex, weights); }),
-              HasSubstr("moves"));
+              AllOf(HasSubstr("moves=weights"), HasSubstr("operands")));
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(comm, a.data(), b.data(), nullptr, c.data(), nullptr,
+                                                                  s, DataType::Fp32, &ex, operands); }),
+              AllOf(HasSubstr("moves=operands"), HasSubstr("shards and weights")));
   // Tiles and sizes.
   MatmulOptions negative;
   negative.tiles = -1;
@@ -867,6 +912,9 @@ TEST(Fused, MisuseIsAClearError) {
   EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
                                                                   nullptr, {1, 64, 1}, DataType::Fp64, &ex, weights); }),
               AllOf(HasSubstr("window"), HasSubstr("x2")));
+  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
+                                                                  {1, 1, 64}, DataType::Fp64, &ex, operands); }),
+              AllOf(HasSubstr("window"), HasSubstr("x1")));
   tiny.destroy();
   // Running what was not planned, or with too small a workspace.
   ops::Executor fresh;
