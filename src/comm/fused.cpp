@@ -258,7 +258,7 @@ bool is_one_shot(const Executor& ex, const CommArgs& a) {
 }
 
 // Moves::Weights and Operands: the window area that holds this rank's x2 (compute type).
-std::size_t weights_x2_bytes(const Executor& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
+std::size_t x2_bytes(const Executor& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
 
 Rounds rounds_for(const Executor& ex, const CommArgs& a) {
   const MatmulShape& s = ex.shape;
@@ -270,7 +270,7 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
     // my x2, then this round's product rows for every rank (weights_round)
     block_rows = s.m;
     row_bytes = s.k * size_of(ex.dtype);  // the tile unit: rows of x1 multiplied
-    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n * s.n * w, weights_x2_bytes(ex)));
+    r.rows = std::min<std::size_t>(block_rows, rows_fitting(a, n * s.n * w, x2_bytes(ex)));
   } else if (ex.kind == Kind::AllGatherMatmul) {
     block_rows = s.m;  // each rank's shard
     row_bytes = s.k * size_of(ex.dtype);  // shards travel in the caller's type
@@ -280,7 +280,7 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
     row_bytes = s.n * w;
     const bool published = ex.kind == Kind::MatmulAllReduce && !is_one_shot(ex, a);  // the reduced block's area
     if (ex.moves == Moves::Operands)  // my x2, this round's x1 rows for every slice, my sums (operands_round)
-      r.rows = rows_fitting(a, n * s.k * w + (published ? row_bytes : 0), weights_x2_bytes(ex));
+      r.rows = rows_fitting(a, n * s.k * w + (published ? row_bytes : 0), x2_bytes(ex));
     else
       r.rows = rows_fitting(a, (n + published) * row_bytes);
     r.rows = std::min<std::size_t>(block_rows, r.rows);
@@ -404,7 +404,7 @@ void weights_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std
   const MatmulShape& s = ex.shape;
   const int n = a.rankSize, me = a.rank;
   const std::size_t wide = n * s.n;
-  auto product = [&](int r) { return reinterpret_cast<W*>(a.data(r) + weights_x2_bytes(ex)); };
+  auto product = [&](int r) { return reinterpret_cast<W*>(a.data(r) + x2_bytes(ex)); };
   auto place = [&](int r, const W* x2) {  // as columns [r*n, r*n + n) of x2_all
     for (std::size_t j = 0; j < s.k; ++j) std::memcpy(mm.x2_all + j * wide + r * s.n, x2 + j * s.n, s.n * sizeof(W));
   };
@@ -558,7 +558,7 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
   const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
   constexpr coll::DType kSumType = coll::dtype_of<W>();
   auto x2_of = [&](int r) { return reinterpret_cast<const W*>(a.data(r)); };
-  auto x1_of = [&](int r, int k) { return reinterpret_cast<W*>(a.data(r) + weights_x2_bytes(ex)) + k * rows * s.k; };
+  auto x1_of = [&](int r, int k) { return reinterpret_cast<W*>(a.data(r) + x2_bytes(ex)) + k * rows * s.k; };
   auto sums_of = [&](int r) { return x1_of(r, n); };  // after the x1 rows
   auto y_row = [&](std::size_t row) { return static_cast<std::uint8_t*>(ex.output) + row * s.n * e; };
 
