@@ -1,15 +1,27 @@
-/* memcpy_bw: this host's memcpy bandwidth on one core, the yardstick that
- * bench/compare-coll prints beside the collectives' bus bandwidths.
+/* memcpy_bw: this host's yardsticks, which bench/compare-coll and
+ * bench/compare-fused print above their tables.
  *
  *   memcpy_bw [BYTES]   (default 64 MiB, K or M suffix)
  *
- * Copies BYTES between two private buffers (faulted in first) in rounds of
- * about 50 ms, 7 timed rounds after a warm-up, and prints the median as
- * "memcpy,BYTES,VALUE,GB/s" with GB/s = bytes copied / time / 1e9 (each byte
- * is read once and written once). Well beyond the caches at the default
- * size, it bounds what one core can move through memory. */
-#define _POSIX_C_SOURCE 200809L
+ * 1. memcpy bandwidth on one core. Copies BYTES between two private buffers
+ *    (faulted in first) in rounds of about 50 ms, 7 timed rounds after a
+ *    warm-up, and prints the median as "memcpy,BYTES,VALUE,GB/s" with GB/s =
+ *    bytes copied / time / 1e9 (each byte is read once and written once).
+ *    Well beyond the caches at the default size, it bounds what one core can
+ *    move through memory.
+ * 2. The round trip of a cache line between the first two CPUs this process
+ *    may run on (two threads pinned, each waiting for the other's store),
+ *    sampled RTT_SAMPLES times 100 ms apart, printed as
+ *    "rtt,SAMPLES,MIN,MEDIAN,MAX,ns". Every collective between two CPUs
+ *    pays it; on virtual machines whose vCPUs the hypervisor moves between
+ *    cores, it changes from one second to the next, and so do the
+ *    collectives' times (bench/README.md, "A host that changes state").
+ *    Not printed with fewer than two CPUs. */
+#define _GNU_SOURCE
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +29,61 @@
 #include "../tools/perf/bench_common.h"
 
 #define ROUNDS 7
+#define RTT_SAMPLES 20
+#define RTT_TRIPS 20000
+
+static _Alignas(64) atomic_long ball;
+
+static int pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* The other end: returns each odd value as the next even one. */
+static void *echo(void *cpu) {
+  if (pin(*(int *)cpu)) return NULL;
+  for (long i = 0; i < RTT_TRIPS; ++i) {
+    while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 1) {
+    }
+    atomic_store_explicit(&ball, 2 * i + 2, memory_order_release);
+  }
+  return NULL;
+}
+
+/* Nanoseconds per round trip between cpus[0] and cpus[1], or -1. */
+static double round_trip(int cpus[2]) {
+  pthread_t other;
+  atomic_store(&ball, 0);
+  if (pthread_create(&other, NULL, echo, &cpus[1])) return -1;
+  double t0 = now();
+  for (long i = 0; i < RTT_TRIPS; ++i) {
+    atomic_store_explicit(&ball, 2 * i + 1, memory_order_release);
+    while (atomic_load_explicit(&ball, memory_order_acquire) != 2 * i + 2) {
+    }
+  }
+  double t = now() - t0;
+  pthread_join(other, NULL);
+  return t / RTT_TRIPS * 1e9;
+}
+
+static void print_round_trips(void) {
+  cpu_set_t allowed;
+  int cpus[2], found = 0;
+  if (sched_getaffinity(0, sizeof allowed, &allowed)) return;
+  for (int c = 0; c < CPU_SETSIZE && found < 2; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
+  if (found < 2 || pin(cpus[0])) return;
+  double ns[RTT_SAMPLES];
+  for (int i = 0; i < RTT_SAMPLES; ++i) {
+    if ((ns[i] = round_trip(cpus)) < 0) return;
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  qsort(ns, RTT_SAMPLES, sizeof ns[0], cmp_double);
+  printf("rtt,%d,%.0f,%.0f,%.0f,ns\n", RTT_SAMPLES, ns[0], ns[RTT_SAMPLES / 2], ns[RTT_SAMPLES - 1]);
+}
 
 
 int main(int argc, char **argv) {
@@ -55,5 +122,6 @@ int main(int argc, char **argv) {
   printf("memcpy,%zu,%.3f,GB/s\n", bytes, gbs[ROUNDS / 2]);
   free(a);
   free(b);
+  print_round_trips();
   return 0;
 }
