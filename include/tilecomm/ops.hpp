@@ -17,9 +17,10 @@
 // offset on every rank; a broadcast: on the root) is read in place instead,
 // without the copy into the window (half-precision reductions always
 // convert; Reduce, and AllReduce of such an input into private outputs,
-// still return their result through the window). The first run of a plan finds that out with one exchange among
-// the ranks, so a plan's first run must happen on every rank together, in
-// the same order of calls, as every operator call is collective anyway.
+// still return their result through the window). The first run of a plan
+// finds that out with one exchange among the ranks, so a plan's first run
+// must happen on every rank together, in the same order of calls, as every
+// operator call is collective anyway.
 //
 //   AllGather      output[r * count + i] = input of rank r [i]
 //   ReduceScatter  output[i] = op over the ranks r of input_r[me * count + i]
