@@ -2,7 +2,8 @@
 the CPU, the yardsticks of bench/memcpy_bw.c, and the load average."""
 
 
-def _human(s):
+def human(s):
+    """A byte count as the tables print it: 8 B, 4 KiB, 16 MiB."""
     for div, suf in ((1 << 20, "MiB"), (1 << 10, "KiB")):
         if s >= div and s % div == 0:
             return f"{s // div} {suf}"
@@ -13,7 +14,7 @@ def host_lines(cpu_model, cpus, yardsticks):
     """yardsticks: what memcpy_bw printed (its "memcpy" and "rtt" lines)."""
     rows = {line.split(",")[0]: line.split(",") for line in yardsticks.splitlines() if "," in line}
     m = rows.get("memcpy")
-    memcpy = f"{float(m[2]):.2f} GB/s ({_human(int(m[1]))} copies on one core)" if m and len(m) == 4 else yardsticks
+    memcpy = f"{float(m[2]):.2f} GB/s ({human(int(m[1]))} copies on one core)" if m and len(m) == 4 else yardsticks
     lines = [f"host: {cpu_model or 'unknown CPU'}, {cpus} CPUs; memcpy bandwidth {memcpy}"]
     r = rows.get("rtt")
     if r and len(r) == 6:

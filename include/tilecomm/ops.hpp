@@ -115,7 +115,8 @@ struct MatmulShape {
 /// rows travel to the rank that sums them. Operands: each rank computes
 /// its rows of the sum from every rank's x1 rows and x2 instead, summing
 /// the products in the same order (the same bits). Auto: Operands where
-/// they are smaller than the product rows, k * (m + size() * n) < m * n.
+/// they are smaller than the product rows, k * (m + rounds * size() * n)
+/// < m * n, with x2 counted once per round of the window.
 enum class Moves : std::uint8_t { Auto, Shards, Weights, Products, Operands };
 const char* name_of(Moves m);  // "auto", "shards", "weights", "products", "operands"
 
@@ -149,7 +150,7 @@ struct Executor {
   void* gather_out = nullptr;
   MatmulShape shape;
   int tiles = 0;                 // fused matmuls: the tiles chosen
-  Moves moves = Moves::Auto;     // fused matmuls: the form chosen (never Auto)
+  Moves moves = Moves::Auto;     // fused matmuls: the form planning chose (then never Auto)
   std::uint64_t workspace = 0;
   // Found by the first run: whether every rank's input is the same
   // symmetric object (shmem_malloc), read in place (symmetric_input != 0),

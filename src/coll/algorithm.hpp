@@ -398,7 +398,8 @@ struct Algorithm {
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
   Staging staging;        // where the bytes pass (all but Source: teams only)
   bool in_place;          // serves source == dest
-  bool peer_dest;         // peers read or write a member's dest (not for Args::dest_private)
+  bool peer_dest;         // peers read or write a member's dest (not for Args::dest_private, but for
+                          // rsag with Args::source_scratch: can_serve in coll.cpp)
   void (*run)(Group& g);
 };
 

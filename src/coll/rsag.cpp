@@ -20,7 +20,7 @@ void rsag_reduce(Group& g) {
   const int n = g.size(), me = g.me();
   const std::size_t chunk = std::max<std::size_t>(1, (64 << 10) / a.elem);
   const bool in_place = a.dest == a.source;
-  const bool via_source = a.dest_private;  // a scratch source (can_serve, coll.cpp)
+  const bool via_source = a.dest_private && a.source_scratch;  // the only private dest can_serve admits
   const bool stream = streaming(a.count * a.elem);
   auto slice = [&](int k) { return a.count * k / n; };  // first element of member k's slice
   g.arrive();

@@ -701,11 +701,16 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
   ex.gather_out = gather_out;
   ex.shape = s;
   ex.tiles = options.tiles;
-  const bool smaller = gathers ? (s.k + s.m) * s.n < s.m * s.k && !gather_out
-                                : s.k * (s.m + n * s.n) < s.m * s.n;
-  ex.moves = options.moves != Moves::Auto ? options.moves : n > 1 && smaller ? second : first;
+  // Whether the second form moves less in `rounds` rounds of the window: the
+  // weights travel once per call, the operands' x2 once per round.
+  auto smaller = [&](std::uint64_t rounds) {
+    return gathers ? (s.k + s.m) * s.n < s.m * s.k && !gather_out : s.k * (s.m + rounds * n * s.n) < s.m * s.n;
+  };
+  ex.moves = options.moves != Moves::Auto ? options.moves : n > 1 && smaller(1) ? second : first;
   Rounds r = rounds_for(ex, comm.args());
-  if (options.moves == Moves::Auto && ex.moves == second && r.rows == 0 && s.m) {
+  const std::uint64_t slice = (s.m + n - 1) / n;  // the operands' rows per rank, at most
+  if (options.moves == Moves::Auto && ex.moves == second && s.m &&
+      (r.rows == 0 || (!gathers && !smaller((slice + r.rows - 1) / r.rows)))) {
     ex.moves = first;
     r = rounds_for(ex, comm.args());
   }
@@ -713,7 +718,8 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold %s per "
           "rank; use a larger window", call, static_cast<unsigned long long>(comm.args().windowBytes),
           ex.moves == Moves::Weights    ? "x2 and one row of the product"
-          : ex.moves == Moves::Operands ? "x2 and one row of x1 for each rank (and of the sum)"
+          : ex.moves == Moves::Operands ? (kind == Kind::MatmulAllReduce ? "x2, one row of x1 for each rank and one of the sum"
+                                                                         : "x2 and one row of x1 for each rank")
           : gathers                     ? "one row of the x1 shard"
                                         : "one row of the product");
   ex.tiles = r.tiles;

@@ -612,6 +612,18 @@ TEST(Fused, ReducingMatmulsMoveTheSmallerOperand) {
       EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, k.comm->size());
       EXPECT_TRUE(check(*k.comm, c, ++salt));
     }
+  // x2 is staged and read again in every round: {240, 4, 64} moves less in
+  // one round (4 * (240 + 64r) < 240 * 64), but a 2304-byte partition holds
+  // x2 (1 KiB) and only 3 or 4 rows of x1 per rank and of the sum, so 10 to
+  // 30 rounds: the products move less.
+  Comm rounds = Comm::world(window(4608));
+  const Call c{Fused::MatmulAllReduce, DataType::Fp32, {240, 4, 64}, true, false, 0};
+  std::vector<float> x1(240 * 4), x2(4 * 64), y(240 * 64);
+  ops::Executor ex;
+  ops::MatmulAllReduceGetWorkspaceSize(rounds, x1.data(), x2.data(), nullptr, y.data(), c.s, c.t, &ex);
+  EXPECT_STREQ(name_of(ex.moves), name_of(Moves::Products)) << describe(c, rounds.size());
+  EXPECT_TRUE(check(rounds, c, ++salt));
+  rounds.destroy();
   narrow.destroy();
   comm.destroy();
 }
