@@ -54,8 +54,9 @@
 //   0.88-0.96 of the two-phase time). On more ranks every rank would read
 //   every product, n/2 times the two-phase form's reads.
 // - The reducing operators move the operands instead where x1's rows and x2
-//   are smaller than the product rows, k * (m + size() * n) < m * n, as in
-//   the MC2 shapes, whose k is one rank's share of the inner dimension
+//   are smaller than the product rows, k * (m + rounds * size() * n) <
+//   m * n (x2 is staged again in each round of the window), as in the MC2
+//   shapes, whose k is one rank's share of the inner dimension
 //   (ops::Moves, chosen when planning; operands_round). Each rank stages
 //   x2 and its x1 (the owner widens half precision once) and computes its
 //   own slice of the sum: for each rank in rank order, that rank's rows of
