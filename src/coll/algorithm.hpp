@@ -398,9 +398,10 @@ struct Algorithm {
   int max_pes;            // automatic selection: teams of up to this many members (0: any)
   Staging staging;        // where the bytes pass (all but Source: teams only)
   bool in_place;          // serves source == dest
-  bool peer_dest;         // peers read or write a member's dest (not for Args::dest_private, but for
-                          // rsag with Args::source_scratch: can_serve in coll.cpp)
+  bool peer_dest;         // peers read or write a member's dest (not for Args::dest_private)
   void (*run)(Group& g);
+  bool scratch_source = false;  // with Args::source_scratch peers read the source instead, so a
+                                // private dest is served too (rsag)
 };
 
 /// The selection table (select.cpp): for each kind, the rows in the order

@@ -110,7 +110,7 @@ constexpr Algorithm kTable[] = {
     {"push", Kind::Reduce, kAny, 2, kPushMembers, kPush, true, false, push_reduce},
     {"scratch", Kind::Reduce, 1024, 2, 8, kScratch, true, false, scratch_reduce},
     {"oneshot", Kind::Reduce, 64 << 10, 2, 8, kSource, false, false, oneshot_reduce},
-    {"rsag", Kind::Reduce, kAny, 2, 0, kSource, true, true, rsag_reduce},
+    {"rsag", Kind::Reduce, kAny, 2, 0, kSource, true, true, rsag_reduce, true},
     {"pull", Kind::ReduceScatter, kAny, 2, 0, kSource, false, false, pull_reduce_scatter},
     {"pull", Kind::Alltoallv, kAny, 2, 0, kSource, false, false, pull_alltoallv},
 };
@@ -167,7 +167,7 @@ const Algorithm* forced(Kind k, const char* call) {
 
 bool can_serve(const Algorithm& al, const Group& g) {
   const Args& a = g.args;
-  if (al.peer_dest && a.dest_private && !(a.source_scratch && al.run == rsag_reduce)) return false;
+  if (al.peer_dest && a.dest_private && !(a.source_scratch && al.scratch_source)) return false;
   if (al.staging != kSource && !g.team_mode()) return false;
   if (al.staging != kSource && scratch_need(g, al.staging) > g.scratch_slot()) return false;
   if (pushes(al) && g.size() > kPushMembers) return false;
