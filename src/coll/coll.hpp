@@ -8,6 +8,7 @@
 // messages) is the library's business; see docs/ARCHITECTURE.md, "Collectives".
 #pragma once
 
+#include <chrono>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -116,5 +117,41 @@ std::string selection_table();
 /// fast string moves, or 16 times this CPU's L2 cache (NOTE [streaming copies]).
 std::size_t stream_bytes(const Config& cfg);
 inline constexpr std::size_t kNeverStream = ~std::size_t{0};
+
+/// The measurements behind the choice of stores for one kind of call and
+/// size (NOTE [publishing stores] in copy.cpp): next() names the stores of
+/// the next call (true: streaming), add() takes that call's time.
+struct StoreRecord {
+  static constexpr std::uint32_t kFirstInterval = 16, kLastInterval = 1024;
+  double cost[2] = {0, 0};  // seconds per call, [streaming]: the warm-up's best, then an average, or the last probe
+  std::uint32_t warm = 0;   // warm-up calls measured, up to 4
+  std::uint32_t interval = kFirstInterval, until_probe = kFirstInterval;
+  bool kept = false;  // streaming
+
+  bool next() const { return warm < 4 ? (warm & 1) != 0 : until_probe == 0 ? !kept : kept; }
+  void add(bool streaming, double t);
+};
+
+inline constexpr std::uint32_t kPublishedByLibrary = 0x100;
+
+/// The stores of one call's copies that peers read next (NOTE [publishing
+/// stores] in copy.cpp): TILECOMM_PUBLISH_STORES, or by default chosen on
+/// each thread per kind of call and size by measuring both. Construct it
+/// where the call starts and call done() where it ends; a call that throws
+/// records nothing.
+class PublishStores {
+ public:
+  /// `kind`: the kind of call (the operators' Executor::Kind, below 0x100;
+  /// the library's kPublishedByLibrary + its Kind); `bytes`:
+  /// what this PE publishes in the call (0: nothing, so nothing to choose).
+  PublishStores(std::uint32_t kind, std::uint64_t bytes);
+  bool streaming() const { return streaming_; }
+  void done();
+
+ private:
+  StoreRecord* record_ = nullptr;  // null: not measured (forced, or too few bytes)
+  bool streaming_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace tilecomm::coll

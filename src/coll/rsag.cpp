@@ -9,6 +9,9 @@
 // A private dest (Args::dest_private, with Args::source_scratch): no peer
 // may read it, so each member also writes its reduced chunk over its own
 // slice of its source, which only it reads, and the peers copy from there.
+// What the peers read, the reduced chunks, is written with the stores
+// PublishStores chooses (NOTE [publishing stores]): with streaming stores
+// each chunk is reduced aside, in the cache, and then streamed out.
 #include "coll/algorithm.hpp"
 
 #include <memory>
@@ -23,24 +26,27 @@ void rsag_reduce(Group& g) {
   const bool via_source = a.dest_private && a.source_scratch;  // the only private dest can_serve admits
   const bool stream = streaming(a.count * a.elem);
   auto slice = [&](int k) { return a.count * k / n; };  // first element of member k's slice
+  PublishStores published(kPublishedByLibrary + static_cast<std::uint32_t>(Kind::Reduce),
+                          (slice(me + 1) - slice(me)) * a.elem);
+  // In place, my dest is my source: accumulate a chunk aside, so that my
+  // own source chunk is read before it is overwritten.
+  const bool reduce_aside = in_place || (published.streaming() && !via_source);
   g.arrive();
   g.wait_all_arrived();
 
   const auto* source = static_cast<const char*>(a.source);
   char* dest = static_cast<char*>(a.dest);
-  // In place, my dest is my source: accumulate a chunk aside, so that my
-  // own source chunk is read before it is overwritten.
-  std::unique_ptr<char[]> aside(in_place ? new char[std::min(chunk, slice(me + 1) - slice(me)) * a.elem] : nullptr);
+  std::unique_ptr<char[]> aside(reduce_aside ? new char[std::min(chunk, slice(me + 1) - slice(me)) * a.elem] : nullptr);
   std::atomic<std::uint64_t>& progress = g.word(kProgress);
   const std::uint64_t base = g.tag() << kProgressShift;
   std::uint64_t done_chunks = 0;
   for (std::size_t i = slice(me); i < slice(me + 1); i += chunk) {
     const std::size_t len = std::min(chunk, slice(me + 1) - i), off = i * a.elem, bytes = len * a.elem;
-    char* acc = in_place ? aside.get() : dest + off;
+    char* acc = reduce_aside ? aside.get() : dest + off;
     reduce2(a.dtype, a.op, acc, g.view(source + off, bytes, 0, 0), g.view(source + off, bytes, 1, 1), len);
     for (int k = 2; k < n; ++k) reduce2(a.dtype, a.op, acc, acc, g.view(source + off, bytes, k), len);
-    if (in_place) std::memcpy(dest + off, acc, bytes);
-    if (via_source) copy(const_cast<char*>(source) + off, acc, bytes, false);
+    if (via_source) copy(const_cast<char*>(source) + off, acc, bytes, published.streaming());
+    else if (reduce_aside) copy(dest + off, acc, bytes, published.streaming());
     progress.store(base | ++done_chunks, std::memory_order_release);
   }
 
@@ -55,6 +61,7 @@ void rsag_reduce(Group& g) {
     g.report_done(k);
   }
   g.wait_readers(n - 1);
+  published.done();
 }
 
 }  // namespace tilecomm::coll

@@ -210,6 +210,7 @@ struct Matmul {
   W* y_tile;           // half precision: a tile of the product before rounding
   W* x2_all;           // Moves::Weights: every rank's x2 side by side, k x size()*n
   W* scratch;          // Moves::Operands: one rank's product of a row tile
+  bool streaming;      // the staging stores (NOTE [staging stores] in ops.cpp)
 };
 
 std::size_t wire_size(DataType t) { return t == DataType::Fp64 ? 8 : 4; }
@@ -299,12 +300,12 @@ const std::uint8_t* shard_of(const CommArgs& a, const Executor& ex, int r, std::
   return ex.symmetric_input ? rank_copy(ex, ex.symmetric_input, r) + at * unit : a.data(r);
 }
 
-void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, std::uint64_t len) {
+void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, std::uint64_t len, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
   const auto* b = static_cast<const std::uint8_t*>(ex.input2);
   auto* c = static_cast<std::uint8_t*>(ex.output);
-  if (!ex.symmetric_input) stage(a.data(me), static_cast<const std::uint8_t*>(ex.input) + at * e, len * e);
+  if (!ex.symmetric_input) stage(a.data(me), static_cast<const std::uint8_t*>(ex.input) + at * e, len * e, streaming);
   orch::Record1vN(a.magic);
   for (int step = 0; step < n; ++step) {  // NOTE [shard order]
     const int r = (me + step) % n;
@@ -316,11 +317,11 @@ void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, s
   orch::Wait1vN(a.magic);
 }
 
-void run_gather_add(Executor& ex) {
+void run_gather_add(Executor& ex, bool streaming) {
   const std::uint64_t per_round = ex.comm->args().partitionBytes() / size_of(ex.dtype);
   for (std::uint64_t at = 0; at < ex.count; at += per_round) {
     const std::uint64_t len = std::min(per_round, ex.count - at);
-    launch_round(ex, [&](const CommArgs& a) { gather_add_round(a, ex, at, len); });
+    launch_round(ex, [&](const CommArgs& a) { gather_add_round(a, ex, at, len, streaming); });
   }
 }
 
@@ -358,7 +359,7 @@ void gather_matmul_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
       const std::uint8_t* const tile = shard + r0 * s.k * e;
       if (r == me) {  // stage my tile, announce it, and multiply it while it is in the cache
         if (!ex.symmetric_input) {
-          stage(a.data(me) + r0 * s.k * e, x1 + r0 * s.k * e, bytes);
+          stage(a.data(me) + r0 * s.k * e, x1 + r0 * s.k * e, bytes, mm.streaming);
           orch::Record1vN(a.magic);
         }
       } else {
@@ -410,7 +411,7 @@ void weights_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std
     for (std::size_t j = 0; j < s.k; ++j) std::memcpy(mm.x2_all + j * wide + r * s.n, x2 + j * s.n, s.n * sizeof(W));
   };
   if (at == 0) {
-    stage(a.data(me), mm.x2, s.k * s.n * sizeof(W));
+    stage(a.data(me), mm.x2, s.k * s.n * sizeof(W), mm.streaming);
     orch::Record1vN(a.magic);
     place(me, mm.x2);
     for (int step = 1; step < n; ++step) {
@@ -549,7 +550,9 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
 // then, tile by tile, it multiplies its slice's rows of each rank's x1 by
 // that rank's x2 and sums the products in rank order, as the products
 // form sums the blocks, and adds the bias. MatmulAllReduce publishes each
-// summed tile in the window, where the other ranks copy it into y from.
+// summed tile in the window, where the other ranks copy it into y from:
+// summed there in place, or, where the staging stores stream, summed in y
+// (or the half-precision tile) and streamed to the window.
 template <class W>
 void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
   const Executor& ex = mm.ex;
@@ -563,11 +566,11 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
   auto sums_of = [&](int r) { return x1_of(r, n); };  // after the x1 rows
   auto y_row = [&](std::size_t row) { return static_cast<std::uint8_t*>(ex.output) + row * s.n * e; };
 
-  stage(a.data(me), mm.x2, s.k * s.n * sizeof(W));
+  stage(a.data(me), mm.x2, s.k * s.n * sizeof(W), mm.streaming);
   for (int k = 0; k < n; ++k) {
     const std::size_t row = slice_row(s, k, n) + at, cells = round_rows(s, k, n, at, rows) * s.k;
     if (half) widen(ex.dtype, x1_of(me, k), static_cast<const std::uint16_t*>(ex.input) + row * s.k, cells);
-    else stage(x1_of(me, k), static_cast<const W*>(ex.input) + row * s.k, cells * sizeof(W));
+    else stage(x1_of(me, k), static_cast<const W*>(ex.input) + row * s.k, cells * sizeof(W), mm.streaming);
   }
   orch::Record1vN(a.magic);
   for (int r = 0; r < n; ++r)
@@ -577,15 +580,19 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
   for (int t = 0; t < tiles; ++t) {
     const std::size_t r0 = tile_row(len, t, tiles), r1 = tile_row(len, t + 1, tiles), cells = (r1 - r0) * s.n;
     const std::size_t row = (all ? slice_row(s, me, n) : 0) + at + r0;  // in y
-    W* acc = all ? sums_of(me) + r0 * s.n : half ? mm.y_tile : reinterpret_cast<W*>(y_row(row));
+    // MatmulAllReduce with streaming stores sums outside the window, then
+    // streams the sums there for the peers (NOTE [staging stores]).
+    const bool in_window = all && !mm.streaming;
+    W* acc = in_window ? sums_of(me) + r0 * s.n : half ? mm.y_tile : reinterpret_cast<W*>(y_row(row));
     for (int r = 0; r < n && r1 > r0; ++r) {
       W* product = r == 0 ? acc : mm.scratch;
       blas::gemm(r1 - r0, s.k, s.n, x1_of(r, me) + r0 * s.k, s.k, x2_of(r), s.n, W(0), product, s.n);
       if (r > 0) coll::reduce2(kSumType, coll::Op::Sum, acc, acc, product, cells);
     }
     if (mm.bias) add_bias(acc, mm.bias, r1 - r0, s.n);
+    if (all && !in_window) stage(sums_of(me) + r0 * s.n, acc, cells * sizeof(W), true);
     if (all) orch::Record1vN(a.magic);
-    if (all || half) narrow(ex.dtype, y_row(row), acc, cells);
+    if (in_window || half) narrow(ex.dtype, y_row(row), acc, cells);
   }
 
   if (all) {  // the other ranks' sums, from their windows
@@ -603,13 +610,14 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
 }
 
 template <class W>
-void run_matmul(Executor& ex, void* workspace) {
+void run_matmul(Executor& ex, void* workspace, bool streaming) {
   const CommArgs& args = ex.comm->args();
   const MatmulShape& s = ex.shape;
   const Rounds plan = rounds_for(ex, args);
   const Layout l = layout(ex, (plan.rows + plan.tiles - 1) / plan.tiles);
   auto* ws = static_cast<std::uint8_t*>(workspace);
-  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, nullptr};
+  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, nullptr,
+                streaming};
   if (ex.moves == Moves::Weights) mm.x2_all = reinterpret_cast<W*>(ws + l.x2_all);
   if (ex.moves == Moves::Operands) mm.scratch = reinterpret_cast<W*>(ws + l.scratch);
   if (is_half(ex.dtype)) {  // x2 and the bias once in fp32, for every round
@@ -748,9 +756,16 @@ void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t wor
     if (shard) ex.symmetric_input = common_symmetric(ex, disjoint ? ex.input : nullptr, shard);
     ex.resolved = true;
   }
-  if (kind == Kind::AllGatherAdd) return run_gather_add(ex);
-  if (ex.dtype == DataType::Fp64) run_matmul<double>(ex, workspace);
-  else run_matmul<float>(ex, workspace);
+  // About what this rank copies into its window per call: its shard, or x2 and its x1 rows.
+  const MatmulShape& s = ex.shape;
+  const std::uint64_t staged = ex.symmetric_input ? 0
+                               : kind == Kind::AllGatherAdd ? ex.count * size_of(ex.dtype)
+                                                            : (s.m * s.k + s.k * s.n) * size_of(ex.dtype);
+  coll::PublishStores stores(static_cast<std::uint32_t>(kind), staged);
+  if (kind == Kind::AllGatherAdd) run_gather_add(ex, stores.streaming());
+  else if (ex.dtype == DataType::Fp64) run_matmul<double>(ex, workspace, stores.streaming());
+  else run_matmul<float>(ex, workspace, stores.streaming());
+  stores.done();
 }
 
 }  // namespace

@@ -111,20 +111,11 @@ void check_type(DataType dtype, Executor::Kind kind) {
           static_cast<unsigned>(dtype));
 }
 
-// NOTE [staging stores] The staged copy follows the library's rule for
-// its own copies (coll::streaming, NOTE [streaming copies]), decided per
-// staged block: ordinary stores below TILECOMM_COLL_STREAM bytes,
-// non-temporal ones from there (by default never on CPUs with fast string
-// copies). Both were measured for the staging itself (an earlier AMD EPYC, 2 PEs,
-// AllGather, memcpy's vector stores): the peers read the staged lines from
-// this CPU's cache, so ordinary stores won up to 2 MiB (32 KiB: 6.0
-// against 8.9 us; 512 KiB: 67 against 130) and lost at 8 MiB (4300 against
-// 3400 us), where the copy no longer fits the caches. On a Zen 5 with
-// `rep movsb` (NOTE [string copies]), medians of 3 interleaved runs,
-// ordinary stores against streaming from 16 MiB: AllGather of 8 and 16 MiB
-// per PE 1700 and 3654 us against 1839 and 4231.
-void stage(void* window, const void* src, std::size_t bytes) {
-  coll::copy(window, src, bytes, coll::streaming(bytes));
+// NOTE [staging stores] The peers read a staged copy next, so its stores
+// are chosen as the library chooses those of what it publishes (NOTE
+// [publishing stores] in src/coll/copy.cpp), per kind of operator.
+void stage(void* window, const void* src, std::size_t bytes, bool streaming) {
+  coll::copy(window, src, bytes, streaming);
 }
 
 std::uint64_t common_symmetric(const Executor& ex, const void* p, std::uint64_t bytes) {
@@ -175,8 +166,8 @@ coll::Op coll_op(ReduceOp op) {
 }
 
 // n elements of the caller's type into the window's, and back.
-void to_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
-  if (!half_reduce(ex)) return stage(dst, src, n * size_of(ex.dtype));
+void to_wire(const Executor& ex, void* dst, const void* src, std::size_t n, bool streaming) {
+  if (!half_reduce(ex)) return stage(dst, src, n * size_of(ex.dtype), streaming);
   const auto* s = static_cast<const std::uint16_t*>(src);
   auto* d = static_cast<float*>(dst);
   for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? fp16_to_float(s[i]) : bf16_to_float(s[i]);
@@ -418,7 +409,7 @@ void resolve(Executor& ex, const CommArgs& a) {
 }
 
 // Rounds through the window; `symmetric`: the input, read in place (or null).
-void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
+void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t count = ex.count, c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype), we = wire_size(ex);
@@ -433,7 +424,7 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
     switch (ex.kind) {
       case Kind::AllGather: {
         std::uint8_t* result = one_round ? out : win + align_up(c * e);
-        stage(win, in + at * e, len * e);
+        stage(win, in + at * e, len * e, streaming);
         coll::run(team, args_for(ex, coll::Kind::Fcollect, region, win, result, len, one_round));
         if (!one_round)
           for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
@@ -443,7 +434,7 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
         // Straight into the output, unless it needs converting back from fp32.
         const bool direct = !half_reduce(ex);
         std::uint8_t* result = direct ? out + at * e : win + align_up(n * c * we);
-        for (int r = 0; r < n; ++r) to_wire(ex, win + r * len * we, in + (r * count + at) * e, len);
+        for (int r = 0; r < n; ++r) to_wire(ex, win + r * len * we, in + (r * count + at) * e, len, streaming);
         coll::run(team, args_for(ex, coll::Kind::ReduceScatter, region, win, result, len, direct));
         if (!direct) from_wire(ex, out + at * e, result, len);
         break;
@@ -453,7 +444,7 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
         const bool direct = reduces_into_output(ex);
         std::uint8_t* result = direct ? out + at * e : win + align_up(c * we);
         const std::uint8_t* source = symmetric ? symmetric + at * e : win;
-        if (!symmetric) to_wire(ex, win, in + at * e, len);
+        if (!symmetric) to_wire(ex, win, in + at * e, len, streaming);
         coll::Args args = args_for(ex, coll::Kind::Reduce, region, source, result, len, direct);
         args.source_scratch = direct;
         coll::run(team, args);
@@ -461,12 +452,12 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
         break;
       }
       case Kind::Broadcast:
-        if (me == ex.root) stage(win, in + at * e, len * e);
+        if (me == ex.root) stage(win, in + at * e, len * e, streaming);
         coll::run(team, args_for(ex, coll::Kind::Broadcast, region, win, out + at * e, len, true));
         break;
       case Kind::AllToAll: {
         std::uint8_t* result = one_round ? out : win + align_up(n * c * e);
-        for (int r = 0; r < n; ++r) stage(win + r * len * e, in + (r * count + at) * e, len * e);
+        for (int r = 0; r < n; ++r) stage(win + r * len * e, in + (r * count + at) * e, len * e, streaming);
         coll::run(team, args_for(ex, coll::Kind::Alltoall, region, win, result, len, one_round));
         if (!one_round)
           for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
@@ -479,7 +470,7 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric) {
 
 // AllToAllV in rounds: round `at` moves elements [at, at + c) of every
 // block, so each round is an alltoallv of the clipped matrix.
-void run_v(Executor& ex, const CommArgs& a) {
+void run_v(Executor& ex, const CommArgs& a, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype);
@@ -500,7 +491,7 @@ void run_v(Executor& ex, const CommArgs& a) {
     for (std::size_t i = 0; i < counts.size(); ++i) clipped[i] = counts[i] > at ? std::min(c, counts[i] - at) : 0;
     std::uint64_t staged = 0;
     for (int r = 0; r < n; ++r) {
-      stage(win + staged * e, in + (in_at[r] + at) * e, clipped[me * n + r] * e);
+      stage(win + staged * e, in + (in_at[r] + at) * e, clipped[me * n + r] * e, streaming);
       staged += clipped[me * n + r];
     }
     coll::Args args = args_for(ex, coll::Kind::Alltoallv, region, win, result, 0, one_round);
@@ -535,10 +526,19 @@ void execute(Executor& ex) {
     resolve(ex, a);
     if (ex.in_place) return execute(ex);
   }
-  if (ex.kind == Kind::AllToAllV) return run_v(ex, a);
-  const transport::ShmTransport& shm = shmem::g_runtime->shm();
-  run(ex, a, ex.symmetric_input ? reinterpret_cast<const std::uint8_t*>(shm.symmetric_address(ex.symmetric_input))
-                                : nullptr);
+  // What this rank copies into its window: nothing where the input is read
+  // in place, or converted (half precision) rather than copied.
+  const std::uint64_t staged = ex.symmetric_input || half_reduce(ex) ? 0 : input_bytes(ex, a, a.rank);
+  coll::PublishStores stores(static_cast<std::uint32_t>(ex.kind), staged);
+  if (ex.kind == Kind::AllToAllV) {
+    run_v(ex, a, stores.streaming());
+  } else {
+    const transport::ShmTransport& shm = shmem::g_runtime->shm();
+    run(ex, a, ex.symmetric_input ? reinterpret_cast<const std::uint8_t*>(shm.symmetric_address(ex.symmetric_input))
+                                  : nullptr,
+        stores.streaming());
+  }
+  stores.done();
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ void check_type(DataType dtype, Executor::Kind kind);
 /// The executor, once checked to be planned for `kind` with a large enough workspace.
 Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size);
 
-/// Copies a rank's input into its window, for the peers to read (NOTE
-/// [staging stores] in ops.cpp).
-void stage(void* window, const void* src, std::size_t bytes);
+/// Copies a rank's input into its window, for the peers to read, with the
+/// stores a coll::PublishStores chose (NOTE [publishing stores]).
+void stage(void* window, const void* src, std::size_t bytes, bool streaming);
 
 /// The symmetric id of [p, p + bytes) if every rank of ex's communicator
 /// passed the same symmetric range and every rank's copy is mapped here,

@@ -70,6 +70,14 @@ void parse(const char* var, const std::string& text, SocProfile& out) {
   bad(var, text, "a known profile: a2a3 or a5");
 }
 
+constexpr const char* kStoreNames[] = {"auto", "cached", "streaming"};
+
+void parse(const char* var, const std::string& text, StoreKind& out) {
+  for (int i = 0; i < 3; ++i)
+    if (text == kStoreNames[i]) return void(out = static_cast<StoreKind>(i));
+  bad(var, text, "one of auto, cached, streaming");
+}
+
 void parse(const char* var, const std::string& text, std::vector<TransportKind>& out) {
   out.clear();
   for (std::size_t at = 0; at <= text.size();) {
@@ -89,6 +97,7 @@ std::string show(double v) { return strprintf("%g", v); }
 std::string show(unsigned long long v) { return std::to_string(v); }
 std::string show(const std::string& v) { return v; }
 std::string show(SocProfile v) { return kSocNames[static_cast<int>(v)]; }
+std::string show(StoreKind v) { return kStoreNames[static_cast<int>(v)]; }
 std::string show(const std::vector<TransportKind>& v) {
   std::string s;
   static const char* const kNames[] = {"mte", "sdma", "ucx"};

@@ -17,6 +17,8 @@ enum class LogLevel : int { Error = 0, Warn, Info, Debug, Trace };
 enum class SocProfile : int { A2A3 = 0, A5 };
 /// A transport that puts and gets may be routed to (TILECOMM_TRANSPORTS).
 enum class TransportKind : std::uint8_t { Mte = 0, Sdma, Ucx };
+/// The stores of copies that peers read next (TILECOMM_PUBLISH_STORES).
+enum class StoreKind : int { Auto = 0, Cached, Streaming };
 
 struct Config {
   using Size = std::size_t;
@@ -26,6 +28,7 @@ struct Config {
   using String = std::string;
   using Level = LogLevel;
   using Soc = SocProfile;
+  using Stores = StoreKind;
   using Transports = std::vector<TransportKind>;  // priority order, never empty
 
 #define TC_CONFIG(member, type, var, def, help) type member{};
