@@ -507,6 +507,12 @@ std::string selection_table() {
                     : stream == kNeverStream ? ": this CPU's string copies need none"
                                              : ": 16 x this CPU's L2 cache";
   s += strprintf("  copies use non-temporal stores: %s (TILECOMM_COLL_STREAM=%zu%s)\n", when.c_str(), cfg.coll_stream, why);
+  static const char* const kStores[][2] = {{"auto", "the faster kind, measured per kind of call and size"},
+                                           {"cached", "ordinary stores"},
+                                           {"streaming", "non-temporal stores from 4 KiB"}};
+  const auto& stores = kStores[static_cast<int>(cfg.publish_stores)];
+  s += strprintf("  but copies that peers read next (rsag's reduced chunks, the operators' staging) use: %s "
+                 "(TILECOMM_PUBLISH_STORES=%s)\n", stores[1], stores[0]);
   for (int i = 0; i < kKinds; ++i) {
     const Kind k = static_cast<Kind>(i);
     s += strprintf("  %-14s TILECOMM_COLL_%s=%s\n", kind_name(k), upper(kind_name(k)).c_str(),
