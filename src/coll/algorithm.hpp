@@ -39,25 +39,39 @@
 //
 // NOTE [tagged lines] A call whose data are at most 56 bytes per member,
 // among members that all reach each other by loads and stores, passes them
-// in a cache line with the call's tag after them: call e uses line
-// e % kLines of the team's lines (after its scratch slots), reused under
-// the slot rule above with kLines for kScratchSlots (claim_line). A
-// broadcast root so runs kLines - 1 calls ahead, and each further line
-// costs 64 bytes per team and PE, not a slot: 4 PEs on 2 CPUs, broadcast
-// 8 B, 0.54-0.66 us with 32 lines, 0.35-0.59 with 64, 0.24-0.25 with 128
-// (AMD EPYC, 5 alternations; OpenMPI 0.38-0.50). The writer stores
-// the bytes, then the tag (release); a reader waits for the tag (acquire)
-// and copies the bytes, which came with it. A small call so costs a reader
-// one line's trip between CPUs instead of two (the arrive word's, then the
-// scratch slot's): fcollect of 8 B at 2 PEs, 0.39-0.42 against 0.52-0.55
-// us (AMD EPYC). Nothing else writes the lines, and a team slot's tags
-// are zeroed when a new team takes it (as its words are), so a tag only
-// grows and a line of an older call never passes for this one. The writer
-// still raises its arrive word, which claim_line and claim_scratch read.
-// Larger data spread over several tagged lines, each polled, measured
-// slower than the scratch slot (2 PEs, reduce 256 B: 0.22 against 0.17
-// us): a reader's polls take each line from the writer while it is still
-// writing them.
+// in a tagged record: the bytes, then the call's tag. Each team slot has
+// three rings of records on every PE, 8 KiB each: 512 records of 16 bytes
+// (data up to 8 bytes), 128 of 64 and 64 of 128. A call takes the ring of
+// the smallest record that holds its data (all members have the same
+// amount, so they agree; a collect, whose members do not, always takes the
+// 64-byte ring) and its record e % records of that ring, reused under the
+// slot rule above with the ring's record count for kScratchSlots
+// (claim_line). A broadcast root so runs up to 511, 127 or 63 calls ahead.
+// The writer stores the bytes, then the tag (release); a reader waits for
+// the tag (acquire) and copies the bytes, which came with it. A small call
+// so costs a reader one line's trip between CPUs instead of two (the
+// arrive word's, then the scratch slot's): fcollect of 8 B at 2 PEs,
+// 0.39-0.42 against 0.52-0.55 us (AMD EPYC). Each ring holds one record
+// size, nothing else writes it, and a team slot's rings are zeroed when a
+// new team takes it (as its words are), so a tag word only ever holds tags,
+// only grows, and a record of an older call never passes for this one.
+// The writer still raises its arrive word, which claim_line and
+// claim_scratch read.
+// Where the reader runs behind the writer, as a broadcast's readers do
+// behind a root that waits for nobody, four 16-byte records share a line
+// and the reader's trips are prefetched: broadcast of 8 B at 2 PEs, 0.15
+// against 0.20 us, at 4 PEs 0.21 against 0.33; and data of up to 120 bytes
+// take a 128-byte record instead of the arrive word and scratch (64 B at
+// 2 PEs: 0.21 against 0.22 us, at 4 PEs 0.37 against 0.41). Where members
+// meet in lock step, small records still gain a little (fcollect and sum
+// of 8 B at 2 PEs, 0.34 against 0.36 us), but records of two lines lose
+// (0.42-0.48 against 0.39-0.41 us at 64-120 B): every member waits for
+// the last line and then takes the first, two trips one after the other,
+// so only a broadcast uses them. Larger data spread over several records,
+// each polled, measured slower than the scratch slot (2 PEs, reduce 256 B:
+// 0.22 against 0.17 us): a reader's polls take each line from the writer
+// while it is still writing them. All numbers from one AMD EPYC host, the
+// two variants alternated in one run.
 //
 // NOTE [pushed words] Between hosts a wait for a peer's word is a network
 // round trip per poll, and a pull then needs another to fetch the bytes.
@@ -121,6 +135,8 @@ namespace tilecomm::coll {
 
 constexpr int kScratchSlots = shmem::kCollSlots;
 constexpr int kLines = shmem::kCollLines;
+constexpr int kRings = shmem::kCollRings;
+constexpr std::size_t kRecordBytes[kRings] = {16, 64, 128};  // tagged records: data, then the tag
 constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
@@ -219,21 +235,34 @@ class Group {
   std::size_t scratch_slot() const { return scratch_slot_; }
   /// Before I overwrite my scratch slot: waits until it is free (NOTE [scratch slots]).
   void claim_scratch() { claim(kScratchSlots); }
-  /// Before I write my tagged line (and no scratch): waits until it is free.
-  void claim_line() { claim(kLines); }
+  /// Before I write my tagged record of n bytes (and no scratch): picks
+  /// its ring (line_ring) and waits until its record is free.
+  void claim_line(std::size_t n) {
+    line_ring(n);
+    claim(kLines * 64 / static_cast<int>(kRecordBytes[ring_]));
+  }
 
-  // ---- tagged lines (NOTE [tagged lines]; after claim_line or claim_scratch) ----
-  /// Whether `bytes` per member travel in this call's tagged lines.
-  bool fits_line(std::size_t bytes) const { return team_ && direct_ && bytes <= sizeof(shmem::TaggedLine::bytes); }
-  /// Writes n bytes into my line of this call, then its tag (release).
+  // ---- tagged records (NOTE [tagged lines]; after claim_line, or claim_scratch and line_ring) ----
+  /// Whether `bytes` per member travel in this call's tagged records: up
+  /// to one line's worth, or two lines' where the readers run behind the
+  /// writer (`behind`: a broadcast's).
+  bool fits_line(std::size_t bytes, bool behind = false) const {
+    return team_ && direct_ && bytes <= kRecordBytes[behind ? kRings - 1 : kRings - 2] - 8;
+  }
+  /// This call's records take up to n bytes: the ring of the smallest that holds them.
+  void line_ring(std::size_t n) {
+    ring_ = 0;
+    while (kRecordBytes[ring_] - 8 < n) ++ring_;
+  }
+  /// Writes n bytes into my record of this call, then its tag (release).
   void write_line(const void* src, std::size_t n);
-  /// `member`'s line of this call, mapped here (after waiting for it).
-  const char* line_of(int member) const { return mapped(line().bytes, member); }
-  void wait_line(int member) const { wait(member, line().tag, tag_, "its data"); }
-  /// Calls fn(member) for each peer once its line of this call is there.
+  /// `member`'s record of this call, mapped here (after waiting for it).
+  const char* line_of(int member) const { return mapped(line(), member); }
+  void wait_line(int member) const { wait(member, line_tag(), tag_, "its data"); }
+  /// Calls fn(member) for each peer once its record of this call is there.
   template <class Fn>
   void each_line(Fn&& fn) {
-    each_raised(line().tag, "its data", fn);
+    each_raised(line_tag(), "its data", fn);
   }
 
   // ---- pushes and puts to peers (NOTE [pushed words]; team mode) ----
@@ -307,7 +336,11 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
-  shmem::TaggedLine& line() const;
+  // My record of this call, and its tag (its last 8 bytes).
+  char* line() const;
+  std::atomic<std::uint64_t>& line_tag() const {
+    return *reinterpret_cast<std::atomic<std::uint64_t>*>(line() + kRecordBytes[ring_] - 8);
+  }
   /// The reads of member k are loads and copies through the mapping.
   bool direct(int member) const { return direct_ || (local_direct_ && shmem::g_runtime->local(world(member))); }
   /// The progress word's value that says a leader's result is in its dest.
@@ -368,6 +401,7 @@ class Group {
   long* psync_ = nullptr;
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
+  int ring_ = 1;  // the ring of this call's tagged records
   std::size_t scratch_slot_ = 0;
   std::vector<char> staging_[2];
   std::vector<transport::Transport*> posted_;  // transports holding post_get()s

@@ -146,12 +146,14 @@ void Group::claim(int slots) {
   team_->coll.entered = entered;
 }
 
-shmem::TaggedLine& Group::line() const { return g_runtime->coll_lines(team_->slot)[tag_ % kLines]; }
+char* Group::line() const {
+  const std::size_t bytes = kRecordBytes[ring_], records = kLines * 64 / bytes;
+  return g_runtime->coll_lines(team_->slot) + ring_ * kLines * 64 + tag_ % records * bytes;
+}
 
 void Group::write_line(const void* src, std::size_t n) {
-  shmem::TaggedLine& l = line();
-  std::memcpy(l.bytes, src, n);
-  l.tag.store(tag_, std::memory_order_release);
+  std::memcpy(line(), src, n);
+  line_tag().store(tag_, std::memory_order_release);
 }
 
 std::atomic<std::uint64_t>& Group::pushed(int k, bool led) const {

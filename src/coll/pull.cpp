@@ -30,7 +30,7 @@ namespace {
 // counts, which every member needs before it can place any block. Each
 // member writes its count (and whether its bytes follow in its line or in
 // scratch) where it stays valid until every member has left the call
-// (NOTE [scratch slots]): in the call's tagged line where every member is
+// (NOTE [scratch slots]): in the call's tagged record where every member is
 // mapped, with up to 48 bytes of data beside it, so that a small collect
 // costs one line per member as an fcollect does; else at the head of its
 // scratch slot. An active set, which has no scratch, uses the count word,
@@ -39,6 +39,7 @@ constexpr std::uint64_t kInScratch = std::uint64_t{1} << 63;
 constexpr std::uint64_t kInLine = std::uint64_t{1} << 62;
 constexpr std::uint64_t kWhere = kInScratch | kInLine;
 constexpr std::size_t kHeader = 64;
+constexpr std::size_t kLineBytes = 56;  // a collect's record: its header, then up to 48 bytes of data
 constexpr std::size_t kMixedBytes = 1024;  // mixed: blocks up to this size go through scratch (NOTE [selection])
 
 void gather(Group& g, bool allow_scratch) {
@@ -53,14 +54,15 @@ void gather(Group& g, bool allow_scratch) {
   if (a.kind == Kind::Collect) {
     if (g.team_mode()) {
       g.claim_scratch();
-      if (lines && allow_scratch && g.fits_line(sizeof head + mine)) {
+      if (lines) g.line_ring(kLineBytes);  // the same ring on every member, whatever it contributes
+      if (lines && allow_scratch && sizeof head + mine <= kLineBytes) {
         head |= kInLine;
       } else if (allow_scratch && mine <= kMixedBytes && mine + kHeader <= g.scratch_slot()) {
         std::memcpy(g.scratch() + kHeader, a.source, mine);
         head |= kInScratch;
       }
       if (lines) {
-        char line[sizeof(shmem::TaggedLine::bytes)];
+        char line[kLineBytes];
         std::memcpy(line, &head, sizeof head);
         const std::size_t with = head & kInLine ? mine : 0;
         std::memcpy(line + sizeof head, a.source, with);

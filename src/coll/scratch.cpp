@@ -3,18 +3,18 @@
 // reduce straight out of that slot. One synchronisation per call and the
 // source is free at once, for the price of a second copy: the choice for
 // small calls, where the synchronisation costs more than the bytes. Data
-// of up to 56 bytes per member go in the call's tagged line instead, where
-// every member is mapped (NOTE [tagged lines]).
+// of up to 56 bytes per member (a broadcast's: 120) go in the call's
+// tagged record instead, where every member is mapped (NOTE [tagged lines]).
 #include "coll/algorithm.hpp"
 
 namespace tilecomm::coll {
 
 namespace {
 std::size_t bytes_of(const Args& a) { return a.count * a.elem; }
-// My n bytes of this call into my tagged line or my scratch slot, once it is free.
+// My n bytes of this call into my tagged record or my scratch slot, once it is free.
 void publish(Group& g, const void* src, std::size_t n, bool line) {
   if (line) {
-    g.claim_line();
+    g.claim_line(n);
     g.write_line(src, n);
   } else {
     g.claim_scratch();
@@ -26,7 +26,7 @@ void publish(Group& g, const void* src, std::size_t n, bool line) {
 void scratch_broadcast(Group& g) {
   const Args& a = g.args;
   const std::size_t bytes = bytes_of(a);
-  const bool line = g.fits_line(bytes);
+  const bool line = g.fits_line(bytes, true);
   if (g.me() == a.root) {
     publish(g, a.source, bytes, line);
     g.arrive();
@@ -35,6 +35,7 @@ void scratch_broadcast(Group& g) {
   }
   g.arrive();
   if (line) {
+    g.line_ring(bytes);
     g.wait_line(a.root);
     std::memcpy(a.dest, g.line_of(a.root), bytes);
     return;

@@ -36,13 +36,9 @@ struct alignas(64) Flag {
 };
 
 constexpr int kCollSlots = 32;   // collectives: scratch slots per team (NOTE [scratch slots])
-constexpr int kCollLines = 128;  // collectives: tagged lines per team (NOTE [tagged lines])
+constexpr int kCollLines = 128;  // collectives: cache lines per ring of tagged records (NOTE [tagged lines])
+constexpr int kCollRings = 3;    // collectives: rings of tagged records per team, of 16, 64 and 128-byte records
 constexpr std::size_t kScratchSkew = 64;  // collectives: each scratch slot starts a line further on (NOTE [scratch slots])
-/// A call's data of up to 56 bytes and the call's tag, in one cache line.
-struct alignas(64) TaggedLine {
-  char bytes[56];
-  std::atomic<std::uint64_t> tag;
-};
 
 /// The synchronisation words of one member of a team's collectives, each
 /// on its own cache line (see src/coll/algorithm.hpp, NOTE [collective words]).
@@ -154,13 +150,13 @@ class Runtime {
     return heap_.base() + coll_scratch_offset_ + team * team_scratch_bytes(cfg_) +
            call % kCollSlots * (cfg_.coll_scratch / kCollSlots + kScratchSkew);
   }
-  /// This PE's kCollLines tagged lines of team slot `team`, after its
-  /// scratch slots (NOTE [tagged lines]).
-  TaggedLine* coll_lines(int team) const {
-    return reinterpret_cast<TaggedLine*>(coll_scratch(team, 0) + cfg_.coll_scratch + kCollSlots * kScratchSkew);
-  }
+  /// This PE's kCollRings rings of kCollLines cache lines each, holding
+  /// the tagged records of team slot `team`, after its scratch slots
+  /// (NOTE [tagged lines]).
+  char* coll_lines(int team) const { return coll_scratch(team, 0) + cfg_.coll_scratch + kCollSlots * kScratchSkew; }
+  static constexpr std::size_t kCollLinesBytes = std::size_t{kCollRings} * kCollLines * 64;
   static std::size_t team_scratch_bytes(const Config& cfg) {
-    return kCollLines * sizeof(TaggedLine) + cfg.coll_scratch + kCollSlots * kScratchSkew;
+    return kCollLinesBytes + cfg.coll_scratch + kCollSlots * kScratchSkew;
   }
   const memory::Segment& heap() const { return heap_; }
   std::size_t heap_offset(const void* p) const { return static_cast<const char*>(p) - heap_.base(); }

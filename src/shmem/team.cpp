@@ -15,6 +15,7 @@
 // run only once per barrier after the others arrived. Both forms use only
 // growing values, so neither needs resetting.
 #include <bit>
+#include <cstring>
 
 #include "core/log.hpp"
 #include "shmem/runtime.hpp"
@@ -130,8 +131,7 @@ void Runtime::reset_slot(int slot) {
   control_->coll[slot].record[0] = 0;
   for (auto& w : control_->coll[slot].pushed) w.store(0, std::memory_order_relaxed);
   for (auto& w : control_->coll[slot].led) w.store(0, std::memory_order_relaxed);
-  TaggedLine* lines = coll_lines(slot);
-  for (int k = 0; k < kCollLines; ++k) lines[k].tag.store(0, std::memory_order_relaxed);
+  std::memset(coll_lines(slot), 0, kCollLinesBytes);  // the records' tags
 }
 
 void Runtime::back_scratch(int slot) {

@@ -469,19 +469,20 @@ TEST(CollDataDest, NotWrittenBeforeItsOwnerEnters) {
 
 // ---- a broadcast root runs ahead -----------------------------------------------------------
 
-// A broadcast root waits for nobody until it would reuse a tagged line or a
-// scratch slot that a reader has not left (NOTE [scratch slots], NOTE
-// [tagged lines]). Here the root makes three times as many calls as there
-// are lines while its readers dawdle, first for 20 ms and then at random:
-// 300 calls whose data fit a line (1-7 longs), then calls where every
-// third takes a scratch slot (8-16 longs). Each call writes its own region of dest,
-// checked after a closing sync: a root that reused a line or a slot too
-// early leaves a reader with a later call's data.
+// A broadcast root waits for nobody until it would reuse a tagged record or
+// a scratch slot that a reader has not left (NOTE [scratch slots], NOTE
+// [tagged lines]). Here the root runs through three phases while its
+// readers dawdle, for 20 ms at the start of each and then at random: 1600
+// calls of 1 long (16-byte records: three times the ring), 400 calls of
+// 2-7 longs (64-byte records) and 400 of 1-16 longs, which take every
+// ring and, every sixteenth, a scratch slot. Each call writes its own
+// region of dest, checked after a closing sync: a root that reused a
+// record or a slot too early leaves a reader with a later call's data.
 TEST(CollDataAhead, ABroadcastRootRunsAheadOfSlowReaders) {
   using T = long;
-  constexpr int kCalls = 400;
+  constexpr int kCalls = 2400, kPhase2 = 1600, kPhase3 = 2000;
   constexpr std::size_t kMax = 16, kRegion = kMax + kPad;
-  auto count = [](int r) -> std::size_t { return r >= 300 && r % 3 == 2 ? 8 + r % 9 : 1 + r % 7; };
+  auto count = [](int r) -> std::size_t { return r < kPhase2 ? 1 : r < kPhase3 ? 2 + r % 6 : 1 + r % 16; };
   const int size = npes();
   Sym<T> src(kMax), dst(kCalls * kRegion);
   if (!src.ok() || !dst.ok()) return;
@@ -489,10 +490,10 @@ TEST(CollDataAhead, ABroadcastRootRunsAheadOfSlowReaders) {
     fill_sentinel(dst.get(), dst.size());
     shmem_barrier_all();
     Jitter jitter(77 + me());
-    if (me() != root) usleep(20000);
     for (int r = 0; r < kCalls; ++r) {
       const std::size_t n = count(r);
       if (me() == root) fill_data(src.get(), n, me(), r);
+      else if (r == 0 || r == kPhase2 || r == kPhase3) usleep(20000);
       else jitter();
       ASSERT_EQ(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst.get() + r * kRegion, src.get(), n, root), 0) << "call " << r;
     }
