@@ -60,10 +60,13 @@
 //   (ops::Moves, chosen when planning; operands_round). Each rank stages
 //   x2 and its x1 (the owner widens half precision once) and computes its
 //   own slice of the sum: for each rank in rank order, that rank's rows of
-//   the slice times its x2, summed tile by tile as the products form sums
-//   the blocks, so exact inputs give the same bits. No product row crosses
-//   to another CPU; MatmulAllReduce then gathers the summed slices as
-//   before. The flops are the same. Measured (AMD EPYC Zen 4, fp32 with
+//   the slice times its x2, tile by tile, each product added to the tile's
+//   sum by the BLAS (beta = 1), so exact inputs give the bits of the
+//   products form. (Each product used to go to a scratch tile, added in a
+//   second pass: 2 PEs, fp32, the fused call took 1.05-1.15 times as long,
+//   5 alternations.) No product row crosses to another CPU;
+//   MatmulAllReduce then gathers the summed slices as before. The flops
+//   are the same. Measured (AMD EPYC Zen 4, fp32 with
 //   bias, medians of 15 interleaved repetitions of 10 calls, two runs,
 //   operands / products): 2 PEs 0.50-0.89 (MatmulReduceScatter 4096x32x256,
 //   1024x32x1024, 2048x16x512) and 0.72-0.93 (MatmulAllReduce 1024x64x512,
@@ -209,17 +212,15 @@ struct Matmul {
   W* x1_tile;          // half precision: a tile of x1 rows converted
   W* y_tile;           // half precision: a tile of the product before rounding
   W* x2_all;           // Moves::Weights: every rank's x2 side by side, k x size()*n
-  W* scratch;          // Moves::Operands: one rank's product of a row tile
   bool streaming;      // the staging stores (NOTE [staging stores] in ops.cpp)
 };
 
 std::size_t wire_size(DataType t) { return t == DataType::Fp64 ? 8 : 4; }
 
 // Workspace layout: for half precision x2, bias, an x1 tile and a y tile
-// (fp32); for Moves::Weights every rank's x2, for Moves::Operands a
-// product tile (in the compute type).
+// (fp32); for Moves::Weights every rank's x2.
 struct Layout {
-  std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, x2_all = 0, scratch = 0, total = 0;
+  std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, x2_all = 0, total = 0;
 };
 
 Layout layout(const Executor& ex, std::size_t tile_rows) {
@@ -231,7 +232,6 @@ Layout layout(const Executor& ex, std::size_t tile_rows) {
     return at;
   };
   if (ex.moves == Moves::Weights) l.x2_all = area(s.k * s.n * ex.comm->size());
-  if (ex.moves == Moves::Operands) l.scratch = area(tile_rows * s.n);
   if (!is_half(ex.dtype)) return l;
   l.x2 = area(s.k * s.n);
   l.bias = area(s.n);
@@ -548,8 +548,8 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
 // of the sum from every rank's operands. It stages x2 and, for every
 // slice, this round's rows of x1 (in the compute type) into its window;
 // then, tile by tile, it multiplies its slice's rows of each rank's x1 by
-// that rank's x2 and sums the products in rank order, as the products
-// form sums the blocks, and adds the bias. MatmulAllReduce publishes each
+// that rank's x2, adding the products in rank order (the BLAS adds each
+// to the sum, beta = 1), and adds the bias. MatmulAllReduce publishes each
 // summed tile in the window, where the other ranks copy it into y from:
 // summed there in place, or, where the staging stores stream, summed in y
 // (or the half-precision tile) and streamed to the window.
@@ -560,7 +560,6 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
   const bool all = ex.kind == Kind::MatmulAllReduce, half = is_half(ex.dtype);
-  constexpr coll::DType kSumType = coll::dtype_of<W>();
   auto x2_of = [&](int r) { return reinterpret_cast<const W*>(a.data(r)); };
   auto x1_of = [&](int r, int k) { return reinterpret_cast<W*>(a.data(r) + x2_bytes(ex)) + k * rows * s.k; };
   auto sums_of = [&](int r) { return x1_of(r, n); };  // after the x1 rows
@@ -584,11 +583,8 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
     // streams the sums there for the peers (NOTE [staging stores]).
     const bool in_window = all && !mm.streaming;
     W* acc = in_window ? sums_of(me) + r0 * s.n : half ? mm.y_tile : reinterpret_cast<W*>(y_row(row));
-    for (int r = 0; r < n && r1 > r0; ++r) {
-      W* product = r == 0 ? acc : mm.scratch;
-      blas::gemm(r1 - r0, s.k, s.n, x1_of(r, me) + r0 * s.k, s.k, x2_of(r), s.n, W(0), product, s.n);
-      if (r > 0) coll::reduce2(kSumType, coll::Op::Sum, acc, acc, product, cells);
-    }
+    for (int r = 0; r < n && r1 > r0; ++r)  // each product added to the sum by the BLAS itself
+      blas::gemm(r1 - r0, s.k, s.n, x1_of(r, me) + r0 * s.k, s.k, x2_of(r), s.n, W(r == 0 ? 0 : 1), acc, s.n);
     if (mm.bias) add_bias(acc, mm.bias, r1 - r0, s.n);
     if (all && !in_window) stage(sums_of(me) + r0 * s.n, acc, cells * sizeof(W), true);
     if (all) orch::Record1vN(a.magic);
@@ -616,10 +612,8 @@ void run_matmul(Executor& ex, void* workspace, bool streaming) {
   const Rounds plan = rounds_for(ex, args);
   const Layout l = layout(ex, (plan.rows + plan.tiles - 1) / plan.tiles);
   auto* ws = static_cast<std::uint8_t*>(workspace);
-  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, nullptr,
-                streaming};
+  Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, streaming};
   if (ex.moves == Moves::Weights) mm.x2_all = reinterpret_cast<W*>(ws + l.x2_all);
-  if (ex.moves == Moves::Operands) mm.scratch = reinterpret_cast<W*>(ws + l.scratch);
   if (is_half(ex.dtype)) {  // x2 and the bias once in fp32, for every round
     widen(ex.dtype, ws + l.x2, ex.input2, s.k * s.n);
     if (ex.bias) widen(ex.dtype, ws + l.bias, ex.bias, s.n);
