@@ -154,8 +154,11 @@ struct Executor {
   std::uint64_t workspace = 0;
   // Found by the first run: whether every rank's input is the same
   // symmetric object (shmem_malloc), read in place (symmetric_input != 0),
-  // and then the library call that every later run makes.
+  // whether the outputs lie apart from the input (input_apart: a rank then
+  // reads its own shard in its input, not in its staged copy), and then
+  // the library call that every later run makes.
   bool resolved = false;
+  bool input_apart = false;
   std::uint64_t symmetric_input = 0;
   std::shared_ptr<const struct InPlaceCall> in_place;
 };

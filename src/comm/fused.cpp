@@ -295,9 +295,13 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
 // ---- AllGatherAdd ------------------------------------------------------------------
 
 // Rank r's shard from element or row `at` on (`unit` bytes each): in its
-// window, or in its copy of a symmetric input (NOTE [fused operators]).
+// window, or in its copy of a symmetric input (NOTE [fused operators]). My
+// own I read in my input where no output overlaps it: the staging just
+// read it, so it is in my cache, whatever stores the staging used.
 const std::uint8_t* shard_of(const CommArgs& a, const Executor& ex, int r, std::uint64_t at, std::size_t unit) {
-  return ex.symmetric_input ? rank_copy(ex, ex.symmetric_input, r) + at * unit : a.data(r);
+  if (ex.symmetric_input) return rank_copy(ex, ex.symmetric_input, r) + at * unit;
+  if (r == a.rank && ex.input_apart) return static_cast<const std::uint8_t*>(ex.input) + at * unit;
+  return a.data(r);
 }
 
 void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, std::uint64_t len, bool streaming) {
@@ -748,6 +752,7 @@ void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t wor
     const bool disjoint = add ? apart(ex.output, n * ex.count * e)
                               : apart(ex.output, n * s.m * s.n * e) && apart(ex.gather_out, n * s.m * s.k * e);
     if (shard) ex.symmetric_input = common_symmetric(ex, disjoint ? ex.input : nullptr, shard);
+    ex.input_apart = shard && disjoint;
     ex.resolved = true;
   }
   // About what this rank copies into its window per call: its shard, or x2 and its x1 rows.
