@@ -52,7 +52,14 @@ constexpr std::size_t kAny = SIZE_MAX;
 // the same on every PE), or the group spans hosts (every synchronisation a
 // network round trip), the scratch rows serve every call that fits a slot:
 // 4 PEs on 2 CPUs, 2 KiB per PE, scratch against pull: broadcast 0.51
-// against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. The tree
+// against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. Not so
+// an alltoall on one host, which keeps its bound: there every member copies
+// all its blocks into its slot, and with blocks over 512 bytes that cost
+// more than the waits it saves (AMD EPYC Zen 4, 3 alternations, 4 PEs:
+// 1 KiB per peer 5.5-6.8 against pull's 3.7-4.6 us, 2 KiB 7.9-8.0 against
+// 3.9-4.9, 256 B 3.4-3.5 against 3.6-4.3; 8 PEs: 1 KiB 8.8-9.3 against
+// 9.0-9.4, 512 B 7.8-8.2 against 8.5-9.2; OSHMEM took 7.1 us at 2 KiB
+// and 4 PEs). The tree
 // broadcast starts at 16 members, where the root's buffer would have 15
 // readers (a judgement: at 8 PEs on 2 CPUs tree and pull measure the same).
 // The push rows come first and serve automatically only a team that spans
@@ -181,8 +188,9 @@ const Algorithm& select(const Group& g) {
   const std::size_t bytes = a.count * a.elem;
   // Oversubscribed, every wait for a descheduled member costs a scheduler
   // round; over several hosts, a network round trip: the one-synchronisation
-  // scratch rows win whenever the data fits.
-  const bool one_sync = g_runtime->oversubscribed() || g.spans_hosts();
+  // scratch rows win whenever the data fits, but for an alltoall on one host
+  // (NOTE [selection]).
+  const bool one_sync = g.spans_hosts() || (g_runtime->oversubscribed() && a.kind != Kind::Alltoall);
   for (const Algorithm& al : kTable)
     if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
         (!across_hosts(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
@@ -539,7 +547,9 @@ std::string selection_table() {
                                    : strprintf("shares over more than %d hosts)", kLeaderHosts));
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
-                          al.staging == kScratch ? " (any that fits when PEs outnumber CPUs or the team spans hosts)" : "");
+                          al.staging != kScratch ? ""
+                          : k == Kind::Alltoall ? " (any that fits when the team spans hosts)"
+                                                : " (any that fits when PEs outnumber CPUs or the team spans hosts)");
       if (al.min_pes > 2) when += strprintf(", auto from %d PEs", al.min_pes);
       if (al.max_pes && !pushes(al)) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";
