@@ -239,7 +239,7 @@ class Group {
   /// its ring (line_ring) and waits until its record is free.
   void claim_line(std::size_t n) {
     line_ring(n);
-    claim(kLines * 64 / static_cast<int>(kRecordBytes[ring_]));
+    claim(static_cast<int>(records()));
   }
 
   // ---- tagged records (NOTE [tagged lines]; after claim_line, or claim_scratch and line_ring) ----
@@ -336,7 +336,9 @@ class Group {
   void all_arrived() {
     if (team_) team_->coll.entered = tag_;
   }
-  // My record of this call, and its tag (its last 8 bytes).
+  // The records of this call's ring; my record of this call, and its tag
+  // (its last 8 bytes).
+  std::size_t records() const { return kLines * 64 / kRecordBytes[ring_]; }
   char* line() const;
   std::atomic<std::uint64_t>& line_tag() const {
     return *reinterpret_cast<std::atomic<std::uint64_t>*>(line() + kRecordBytes[ring_] - 8);
@@ -436,6 +438,8 @@ struct Algorithm {
   void (*run)(Group& g);
   bool scratch_source = false;  // with Args::source_scratch peers read the source instead, so a
                                 // private dest is served too (rsag)
+  bool keeps_bound = false;     // a scratch row that stays within max_bytes when PEs outnumber
+                                // CPUs (NOTE [selection])
 };
 
 /// The selection table (select.cpp): for each kind, the rows in the order

@@ -53,7 +53,7 @@ constexpr std::size_t kAny = SIZE_MAX;
 // network round trip), the scratch rows serve every call that fits a slot:
 // 4 PEs on 2 CPUs, 2 KiB per PE, scratch against pull: broadcast 0.51
 // against 6.6 us, fcollect 4.3 against 7.9, reduce 4.9 against 7.9. Not so
-// an alltoall on one host, which keeps its bound: there every member copies
+// an alltoall on one host, whose row keeps its bound: there every member copies
 // all its blocks into its slot, and with blocks over 512 bytes that cost
 // more than the waits it saves (AMD EPYC Zen 4, 3 alternations, 4 PEs:
 // 1 KiB per peer 5.5-6.8 against pull's 3.7-4.6 us, 2 KiB 7.9-8.0 against
@@ -110,7 +110,7 @@ constexpr Algorithm kTable[] = {
     {"pull", Kind::Fcollect, kAny, 2, 0, kSource, true, false, pull_gather},
     {"push", Kind::Alltoall, kAny, 2, kPushMembers, kPush, true, false, push_alltoall},
     {"put", Kind::Alltoall, 16 << 10, 2, kPushMembers, kPut, true, true, put_alltoall},
-    {"scratch", Kind::Alltoall, 512, 2, 0, kScratch, true, false, scratch_alltoall},
+    {"scratch", Kind::Alltoall, 512, 2, 0, kScratch, true, false, scratch_alltoall, false, true},
     {"pull", Kind::Alltoall, kAny, 2, 0, kSource, true, false, pull_alltoall},
     {"pull", Kind::Alltoalls, kAny, 2, 0, kSource, true, false, pull_alltoall},
     {"hier", Kind::Reduce, 512 << 10, 2, 0, kLeaders, true, true, hier_reduce},
@@ -188,11 +188,14 @@ const Algorithm& select(const Group& g) {
   const std::size_t bytes = a.count * a.elem;
   // Oversubscribed, every wait for a descheduled member costs a scheduler
   // round; over several hosts, a network round trip: the one-synchronisation
-  // scratch rows win whenever the data fits, but for an alltoall on one host
-  // (NOTE [selection]).
-  const bool one_sync = g.spans_hosts() || (g_runtime->oversubscribed() && a.kind != Kind::Alltoall);
+  // scratch rows win whenever the data fits, but for those that keep their
+  // bound on one host (NOTE [selection]).
+  const bool oversubscribed = g_runtime->oversubscribed();
+  auto one_sync = [&](const Algorithm& al) {
+    return al.staging == kScratch && (g.spans_hosts() || (oversubscribed && !al.keeps_bound));
+  };
   for (const Algorithm& al : kTable)
-    if (al.kind == a.kind && (bytes <= al.max_bytes || (al.staging == kScratch && one_sync)) &&
+    if (al.kind == a.kind && (bytes <= al.max_bytes || one_sync(al)) &&
         (!across_hosts(al) || g.spans_hosts()) && g.size() >= al.min_pes &&
         (al.max_pes == 0 || g.size() <= al.max_pes) && can_serve(al, g) &&
         (al.staging != kLeaders || g.hosts() < g.size() || !has_push_row(a.kind)))
@@ -548,8 +551,8 @@ std::string selection_table() {
       if (al.max_bytes != kAny)
         when += strprintf(", auto up to %zu bytes per PE%s", al.max_bytes,
                           al.staging != kScratch ? ""
-                          : k == Kind::Alltoall ? " (any that fits when the team spans hosts)"
-                                                : " (any that fits when PEs outnumber CPUs or the team spans hosts)");
+                          : al.keeps_bound       ? " (any that fits when the team spans hosts)"
+                                                 : " (any that fits when PEs outnumber CPUs or the team spans hosts)");
       if (al.min_pes > 2) when += strprintf(", auto from %d PEs", al.min_pes);
       if (al.max_pes && !pushes(al)) when += strprintf(", auto up to %d PEs", al.max_pes);
       if (!al.in_place) when += ", not in place";

@@ -147,8 +147,7 @@ void Group::claim(int slots) {
 }
 
 char* Group::line() const {
-  const std::size_t bytes = kRecordBytes[ring_], records = kLines * 64 / bytes;
-  return g_runtime->coll_lines(team_->slot) + ring_ * kLines * 64 + tag_ % records * bytes;
+  return g_runtime->coll_lines(team_->slot) + ring_ * kLines * 64 + tag_ % records() * kRecordBytes[ring_];
 }
 
 void Group::write_line(const void* src, std::size_t n) {
