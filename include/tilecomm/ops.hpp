@@ -155,12 +155,13 @@ struct Executor {
   // Found by the first run: whether every rank's input is the same
   // symmetric object (shmem_malloc), read in place (symmetric_input != 0),
   // whether the outputs lie apart from the input (input_apart: a rank then
-  // reads its own shard in its input, not in its staged copy), and then
-  // the library call that every later run makes.
+  // reads its own shard in its input, not in its staged copy), and, where
+  // every run is one library call, that call (NOTE [prepared calls] in
+  // src/comm/ops.cpp).
   bool resolved = false;
   bool input_apart = false;
   std::uint64_t symmetric_input = 0;
-  std::shared_ptr<const struct InPlaceCall> in_place;
+  std::shared_ptr<const struct PreparedCall> prepared;
 };
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,

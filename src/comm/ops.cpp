@@ -96,11 +96,11 @@ const char* call_of(Executor::Kind k) {
 }
 
 Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size) {
-  const char* call = call_of(kind);
   if (!ex || ex->kind != kind)
-    raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call, call);
+    raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call_of(kind),
+          call_of(kind));
   if (workspace_size < ex->workspace)
-    raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call,
+    raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call_of(kind),
           static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(ex->workspace));
   return *ex;
 }
@@ -281,7 +281,7 @@ std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
 // (coll::exchange, one synchronisation). If so, every later run, and this
 // one, hands the library that object as the source, with no copy into the
 // window: in one call (no rounds) straight into the output, which the
-// executor keeps (InPlaceCall), so a run costs what the OpenSHMEM call
+// executor keeps (NOTE [prepared calls]), so a run costs what the OpenSHMEM call
 // costs. Reduce, and AllReduce of such an input into private outputs,
 // still return their results through the window in rounds (the library's
 // large reductions have peers read the dest). Half-precision reductions, which convert
@@ -357,11 +357,22 @@ std::optional<coll::Kind> in_place_kind(const Executor& ex, bool private_outputs
 
 }  // namespace
 
-// A resolved in-place plan's library call (NOTE [inputs in place]); its
-// Region is the communicator's, named at each run.
-struct InPlaceCall {
+// NOTE [prepared calls] A plan whose every run is one library call keeps
+// that call (PreparedCall), made on its first run, so that a run costs the
+// library call and, where the input is staged, its copy into the window,
+// with nothing planned again. Two kinds of plan qualify: those that read
+// their input in place (NOTE [inputs in place]), and those whose call fits
+// one round of the window and has the library write the result straight
+// into the output. The staging of the latter is one copy of this rank's
+// whole input to the window's start, as every one-round layout keeps the
+// input's order. The communicator names its windows and team at each run;
+// a plan kept for a window of another size is not used.
+struct PreparedCall {
   std::vector<std::uint64_t> counts;  // AllToAllV's matrix, which args.counts names
-  coll::Args args;
+  coll::Args args;                    // its region, and a window source, are named at each run
+  bool source_in_window = false;      // the call reads this rank's window, where `staged` bytes go first
+  std::uint64_t staged = 0;
+  std::uint64_t window_bytes = 0;     // the window size the plan was made for
 };
 
 namespace {
@@ -399,13 +410,54 @@ void resolve(Executor& ex, const CommArgs& a) {
     }
   }
   if (!kind) return;
-  auto call = std::make_shared<InPlaceCall>();
+  auto call = std::make_shared<PreparedCall>();
   call->counts = ex.counts;
   const coll::Region region{a.peerMems, a.windowBytes};
   call->args = args_for(ex, *kind, region, shm.symmetric_address(input), ex.output, ex.count, private_outputs);
-  call->args.region = nullptr;  // set at each run
+  call->args.region = nullptr;  // named at each run
   call->args.counts = call->counts.empty() ? nullptr : call->counts.data();
-  ex.in_place = std::move(call);
+  call->window_bytes = a.windowBytes;
+  ex.prepared = std::move(call);
+}
+
+// Where a round's result lands when it does not go straight into the
+// output: in the window after the staged input, copied out after the call.
+std::uint8_t* window_result(const Executor& ex, const CommArgs& a, std::uint64_t c, bool one_round) {
+  std::uint8_t* const win = a.peerMems[a.rank];
+  const std::uint64_t n = a.rankSize, e = size_of(ex.dtype), we = wire_size(ex);
+  switch (ex.kind) {
+    case Kind::AllGather: return one_round ? nullptr : win + align_up(c * e);
+    case Kind::ReduceScatter: return half_reduce(ex) ? win + align_up(n * c * we) : nullptr;
+    case Kind::AllReduce: case Kind::Reduce: return reduces_into_output(ex) ? nullptr : win + align_up(c * we);
+    case Kind::AllToAll: return one_round ? nullptr : win + align_up(n * c * e);
+    default: return nullptr;  // Broadcast
+  }
+}
+
+// The library call of the round of elements [at, at + len): from the
+// window (or `symmetric`, the input read in place) into the output, or
+// into `result` in the window.
+coll::Args round_args(const Executor& ex, const CommArgs& a, const coll::Region& region,
+                      const std::uint8_t* symmetric, std::uint64_t at, std::uint64_t len, std::uint8_t* result) {
+  std::uint8_t* const win = a.peerMems[a.rank];
+  auto* out = static_cast<std::uint8_t*>(ex.output);
+  const std::size_t e = size_of(ex.dtype);
+  const bool direct = result == nullptr;
+  switch (ex.kind) {
+    case Kind::AllGather: return args_for(ex, coll::Kind::Fcollect, region, win, direct ? out : result, len, direct);
+    case Kind::ReduceScatter:
+      return args_for(ex, coll::Kind::ReduceScatter, region, win, direct ? out + at * e : result, len, direct);
+    case Kind::AllReduce:
+    case Kind::Reduce: {
+      coll::Args args = args_for(ex, coll::Kind::Reduce, region, symmetric ? symmetric + at * e : win,
+                                 direct ? out + at * e : result, len, direct);
+      args.source_scratch = direct;
+      return args;
+    }
+    case Kind::Broadcast: return args_for(ex, coll::Kind::Broadcast, region, win, out + at * e, len, true);
+    case Kind::AllToAll: return args_for(ex, coll::Kind::Alltoall, region, win, direct ? out : result, len, direct);
+    default: return {};
+  }
 }
 
 // Rounds through the window; `symmetric`: the input, read in place (or null).
@@ -417,55 +469,70 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric, bool st
   std::uint8_t* const win = a.peerMems[me];
   const auto* in = static_cast<const std::uint8_t*>(ex.input);
   auto* out = static_cast<std::uint8_t*>(ex.output);
-  const bool one_round = count <= c;
+  std::uint8_t* const result = window_result(ex, a, c, count <= c);
   tilecomm_team* team = ex.comm->team();
   for (std::uint64_t at = 0; at < count; at += c) {
     const std::uint64_t len = std::min(c, count - at);
-    switch (ex.kind) {
-      case Kind::AllGather: {
-        std::uint8_t* result = one_round ? out : win + align_up(c * e);
-        stage(win, in + at * e, len * e, streaming);
-        coll::run(team, args_for(ex, coll::Kind::Fcollect, region, win, result, len, one_round));
-        if (!one_round)
-          for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
-        break;
-      }
-      case Kind::ReduceScatter: {
-        // Straight into the output, unless it needs converting back from fp32.
-        const bool direct = !half_reduce(ex);
-        std::uint8_t* result = direct ? out + at * e : win + align_up(n * c * we);
+    switch (ex.kind) {  // this rank's part of the round into its window
+      case Kind::AllGather: stage(win, in + at * e, len * e, streaming); break;
+      case Kind::ReduceScatter:
         for (int r = 0; r < n; ++r) to_wire(ex, win + r * len * we, in + (r * count + at) * e, len, streaming);
-        coll::run(team, args_for(ex, coll::Kind::ReduceScatter, region, win, result, len, direct));
-        if (!direct) from_wire(ex, out + at * e, result, len);
         break;
-      }
-      case Kind::AllReduce:
-      case Kind::Reduce: {
-        const bool direct = reduces_into_output(ex);
-        std::uint8_t* result = direct ? out + at * e : win + align_up(c * we);
-        const std::uint8_t* source = symmetric ? symmetric + at * e : win;
-        if (!symmetric) to_wire(ex, win, in + at * e, len, streaming);
-        coll::Args args = args_for(ex, coll::Kind::Reduce, region, source, result, len, direct);
-        args.source_scratch = direct;
-        coll::run(team, args);
-        if (!direct && (ex.kind == Kind::AllReduce || me == ex.root)) from_wire(ex, out + at * e, result, len);
-        break;
-      }
-      case Kind::Broadcast:
-        if (me == ex.root) stage(win, in + at * e, len * e, streaming);
-        coll::run(team, args_for(ex, coll::Kind::Broadcast, region, win, out + at * e, len, true));
-        break;
-      case Kind::AllToAll: {
-        std::uint8_t* result = one_round ? out : win + align_up(n * c * e);
+      case Kind::AllReduce: case Kind::Reduce: if (!symmetric) to_wire(ex, win, in + at * e, len, streaming); break;
+      case Kind::Broadcast: if (me == ex.root) stage(win, in + at * e, len * e, streaming); break;
+      case Kind::AllToAll:
         for (int r = 0; r < n; ++r) stage(win + r * len * e, in + (r * count + at) * e, len * e, streaming);
-        coll::run(team, args_for(ex, coll::Kind::Alltoall, region, win, result, len, one_round));
-        if (!one_round)
-          for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
         break;
-      }
+      default: break;
+    }
+    coll::run(team, round_args(ex, a, region, symmetric, at, len, result));
+    if (!result) continue;
+    switch (ex.kind) {  // and the round's result out of it
+      case Kind::AllGather: case Kind::AllToAll:
+        for (int r = 0; r < n; ++r) copy_bytes(out + (r * count + at) * e, result + r * len * e, len * e);
+        break;
+      case Kind::ReduceScatter: from_wire(ex, out + at * e, result, len); break;
+      case Kind::AllReduce: case Kind::Reduce:
+        if (ex.kind == Kind::AllReduce || me == ex.root) from_wire(ex, out + at * e, result, len);
+        break;
       default: break;
     }
   }
+}
+
+// After resolve: keeps the one library call of a plan that stages its
+// input for one round and has its result written into the output (NOTE
+// [prepared calls]).
+void prepare_staged(Executor& ex, const CommArgs& a) {
+  if (ex.prepared || ex.symmetric_input || half_reduce(ex) || ex.kind == Kind::AllToAllV) return;
+  const std::uint64_t c = per_round(ex, a);
+  if (ex.count > c || window_result(ex, a, c, true)) return;
+  const coll::Region region{a.peerMems, a.windowBytes};
+  auto call = std::make_shared<PreparedCall>();
+  call->args = round_args(ex, a, region, nullptr, 0, ex.count, nullptr);
+  call->args.region = nullptr;  // named at each run, with the source
+  call->source_in_window = true;
+  call->staged = input_bytes(ex, a, a.rank);
+  call->window_bytes = a.windowBytes;
+  ex.prepared = std::move(call);
+}
+
+void run_prepared(const Executor& ex, const CommArgs& a) {
+  const PreparedCall& p = *ex.prepared;
+  const coll::Region region{a.peerMems, a.windowBytes};
+  coll::Args args = p.args;
+  args.region = &region;
+  tilecomm_team* team = ex.comm->team();
+  if (!p.source_in_window) {
+    coll::run(team, args);
+    return;
+  }
+  std::uint8_t* const win = a.peerMems[a.rank];
+  args.source = win;
+  coll::PublishStores stores(static_cast<std::uint32_t>(ex.kind), p.staged);
+  if (p.staged) stage(win, ex.input, p.staged, stores.streaming());
+  coll::run(team, args);
+  stores.done();
 }
 
 // AllToAllV in rounds: round `at` moves elements [at, at + c) of every
@@ -507,24 +574,19 @@ void run_v(Executor& ex, const CommArgs& a, bool streaming) {
   }
 }
 
-// A planned call: the in-place library call once the plan has one (NOTE
-// [inputs in place]), else rounds through the window.
+// A planned call: its prepared library call once it has one (NOTE
+// [prepared calls]), else rounds through the window.
 void execute(Executor& ex) {
   const CommArgs& a = ex.comm->args();  // throws for a destroyed communicator
-  if (ex.in_place) {
-    const coll::Region region{a.peerMems, a.windowBytes};
-    coll::Args args = ex.in_place->args;
-    args.region = &region;
-    coll::run(ex.comm->team(), args);
-    return;
-  }
+  if (ex.prepared && ex.prepared->window_bytes == a.windowBytes) return run_prepared(ex, a);
   const bool empty = ex.kind == Kind::AllToAllV ? std::all_of(ex.counts.begin(), ex.counts.end(),
                                                               [](std::uint64_t c) { return c == 0; })
                                                 : ex.count == 0;
   if (empty) return;
   if (!ex.resolved) {
     resolve(ex, a);
-    if (ex.in_place) return execute(ex);
+    prepare_staged(ex, a);
+    if (ex.prepared) return run_prepared(ex, a);
   }
   // What this rank copies into its window: nothing where the input is read
   // in place, or converted (half precision) rather than copied.
