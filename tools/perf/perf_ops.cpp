@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <tilecomm/ops.hpp>
@@ -132,11 +133,12 @@ extern "C" int tc_perf_ops(int quick, int csv, int reps, size_t max_size) {
       };
       for (int r = 0; r < reps; ++r) {
         for (int side = 0; side < 4; ++side) {
+          const std::function<void()> call[] = {run_lib, run_op, [&] { run_plan(ex_sym); }, run_staged_lib};
           shmem_barrier_all();
           t0 = Clock::now();
-          for (long i = 0; i < iters; ++i) side == 3 ? run_staged_lib() : side == 2 ? run_plan(ex_sym) : side ? run_op() : run_lib();
+          for (long i = 0; i < iters; ++i) call[side]();
           shmem_barrier_all();
-          (side == 3 ? staged_lib : side == 2 ? op_sym : side ? op : lib).push_back(seconds(t0) / static_cast<double>(iters) * 1e6);
+          (side == 3 ? staged_lib : side == 2 ? op_sym : side ? op : lib).push_back(seconds(t0) / iters * 1e6);
         }
       }
       // Both plans' results, checked against the library's.
