@@ -123,6 +123,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -137,6 +138,8 @@ constexpr int kScratchSlots = shmem::kCollSlots;
 constexpr int kLines = shmem::kCollLines;
 constexpr int kRings = shmem::kCollRings;
 constexpr std::size_t kRecordBytes[kRings] = {16, 64, 128};  // tagged records: data, then the tag
+constexpr std::size_t kRecords[kRings] = {kLines * 64 / 16, kLines * 64 / 64, kLines * 64 / 128};  // per ring
+static_assert(std::has_single_bit(kRecords[0]) && std::has_single_bit(kRecords[1]) && std::has_single_bit(kRecords[2]));
 constexpr std::size_t kScratchMin = kScratchSlots * 64;  // TILECOMM_COLL_SCRATCH: one collect header per slot
 
 enum Word : int { kArrive = 0, kDone = 1, kProgress = 2, kCount = 3, kCheck = 4 };
@@ -249,10 +252,12 @@ class Group {
   bool fits_line(std::size_t bytes, bool behind = false) const {
     return team_ && direct_ && bytes <= kRecordBytes[behind ? kRings - 1 : kRings - 2] - 8;
   }
-  /// This call's records take up to n bytes: the ring of the smallest that holds them.
+  /// This call's records take up to n bytes: the ring of the smallest
+  /// that holds them, and my record of this call in it.
   void line_ring(std::size_t n) {
     ring_ = 0;
     while (kRecordBytes[ring_] - 8 < n) ++ring_;
+    line_ = my_record();
   }
   /// Writes n bytes into my record of this call, then its tag (release).
   void write_line(const void* src, std::size_t n);
@@ -338,10 +343,11 @@ class Group {
   }
   // The records of this call's ring; my record of this call, and its tag
   // (its last 8 bytes).
-  std::size_t records() const { return kLines * 64 / kRecordBytes[ring_]; }
-  char* line() const;
+  std::size_t records() const { return kRecords[ring_]; }
+  char* my_record() const;  // computed once per call, by line_ring
+  char* line() const { return line_; }
   std::atomic<std::uint64_t>& line_tag() const {
-    return *reinterpret_cast<std::atomic<std::uint64_t>*>(line() + kRecordBytes[ring_] - 8);
+    return *reinterpret_cast<std::atomic<std::uint64_t>*>(line_ + kRecordBytes[ring_] - 8);
   }
   /// The reads of member k are loads and copies through the mapping.
   bool direct(int member) const { return direct_ || (local_direct_ && shmem::g_runtime->local(world(member))); }
@@ -404,6 +410,7 @@ class Group {
   int start_, stride_, size_, me_;
   std::uint64_t tag_;
   int ring_ = 1;  // the ring of this call's tagged records
+  char* line_ = nullptr;  // my record of this call in it (line_ring)
   std::size_t scratch_slot_ = 0;
   std::vector<char> staging_[2];
   std::vector<transport::Transport*> posted_;  // transports holding post_get()s

@@ -146,12 +146,12 @@ void Group::claim(int slots) {
   team_->coll.entered = entered;
 }
 
-char* Group::line() const {
-  return g_runtime->coll_lines(team_->slot) + ring_ * kLines * 64 + tag_ % records() * kRecordBytes[ring_];
+char* Group::my_record() const {
+  return g_runtime->coll_lines(team_->slot) + ring_ * kLines * 64 + (tag_ & (records() - 1)) * kRecordBytes[ring_];
 }
 
 void Group::write_line(const void* src, std::size_t n) {
-  std::memcpy(line(), src, n);
+  std::memcpy(line_, src, n);
   line_tag().store(tag_, std::memory_order_release);
 }
 
