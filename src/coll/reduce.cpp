@@ -1,5 +1,6 @@
 // Element-wise reduction kernels, and the names of kinds, types and operations.
 #include <complex>
+#include <iterator>
 #include <cstdint>
 #include <type_traits>
 
@@ -80,18 +81,21 @@ void reduce2(DType t, Op op, void* dst, const void* a, const void* b, std::size_
 const char* kind_name(Kind k) {
   static const char* const names[] = {"broadcast", "collect",  "fcollect",       "alltoall",
                                       "alltoalls", "reduce",   "reduce_scatter", "alltoallv"};
-  return names[static_cast<int>(k)];
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(names) ? names[i] : "(invalid kind)";
 }
 
 const char* op_name(Op op) {
   static const char* const names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
-  return names[static_cast<int>(op)];
+  const auto i = static_cast<std::size_t>(op);
+  return i < std::size(names) ? names[i] : "(invalid operation)";
 }
 
 const char* dtype_name(DType t) {
   static const char* const names[] = {"int8",  "int16",  "int32",      "int64",    "uint8",   "uint16",  "uint32",
                                       "uint64", "float", "double", "longdouble", "complexf", "complexd"};
-  return names[static_cast<int>(t)];
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(names) ? names[i] : "(invalid type)";
 }
 
 std::size_t dtype_size(DType t) {
