@@ -1,34 +1,47 @@
-# tilecomm: the two commands of the README, and the pieces they are made of.
-#   make demo   install what is missing, build (Release), run the 4-PE demo and a short benchmark
-#   make test   install what is missing, build, run every test (also under ASan+UBSan, TSan for threads,
-#               and each libFuzzer target for a short while)
-#   make bench  compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare), then its
-#               collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll), then its fused
-#               operators with the same work unfused, in tilecomm and in OpenMPI (bench/compare-fused)
+# tilecomm: the README's commands, and the stages they are made of.
+#   make demo    install what is missing, build the tools and examples (Release), run a short tour
+#                of tilecomm with every result checked (scripts/demo.sh)
+#   make test    install what is missing, build (Release), run the quick tier: the tests labelled
+#                quick (tests/CMakeLists.txt, "The quick tier"), every area in a few minutes
+#   make check   everything, as CI runs it (scripts/check.sh): the whole suite in Release, again
+#                under ASan+UBSan, the thread tests under TSan, the fuzz corpora and a short run of
+#                every fuzz target; prints each stage's time and the ten slowest tests
+#   make bench   compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare), then its
+#                collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll), then its fused
+#                operators with the same work unfused, in tilecomm and in OpenMPI (bench/compare-fused)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
+# ctest runs this many tests at once, a job of N PEs holding N of them, with tcrun binding no PE
+# (NOTE [tests side by side] in tests/CMakeLists.txt).
+CTEST_JOBS ?= 4
+CTEST = TILECOMM_BIND=0 ctest --output-on-failure -j $(CTEST_JOBS)
+# ccache finds a file compiled in another checkout of the same tree.
+export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps build demo test test-release test-asan test-tsan test-fuzz fuzz-long bench install clean
+.PHONY: all deps build demo test check test-release test-asan test-tsan test-fuzz fuzz-long bench install clean
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh check
 
-build: deps
+build:
+	@bash scripts/install-deps.sh test
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	$(BUILD)/tcrun -n 4 $(BUILD)/tilecomm-demo
-	$(BUILD)/tcrun -n 4 $(BUILD)/pto-seed-async-get
-	$(BUILD)/tcrun -n 2 $(BUILD)/tilecomm-perf --quick
+demo:
+	@bash scripts/demo.sh $(BUILD)
 
-test: test-release test-asan test-tsan test-fuzz
+test: build
+	cd $(BUILD) && $(CTEST) -L quick
+
+check:
+	@bash scripts/check.sh
 
 test-release: build
-	cd $(BUILD) && ctest --output-on-failure -j 2
+	cd $(BUILD) && $(CTEST)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the whole suite.
 # intercept_tls_get_addr=0: LeakSanitizer's bookkeeping of the dynamic TLS of
@@ -39,7 +52,7 @@ test-asan: deps
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTILECOMM_SANITIZE=address,undefined >/dev/null
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j 2
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(CTEST)
 
 # ThreadSanitizer over the tests where threads of one PE share state:
 # SHMEM_THREAD_MULTIPLE, the SDMA engine, kernel blocks.
@@ -47,35 +60,28 @@ TSAN_TESTS = test_threads test_sdma test_pto_async test_pto_p2p
 test-tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DTILECOMM_SANITIZE=thread >/dev/null
 	cmake --build build-tsan -j $(JOBS) --target tcrun $(TSAN_TESTS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^(test_threads|test_sdma|test_pto_async|test_pto_p2p)(\.sdma)?\.np'
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 $(CTEST) -R '^(test_threads|test_sdma|test_pto_async|test_pto_p2p)(\.sdma)?\.np'
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan), one per parser of bytes
-# from outside the process: FUZZ_SECONDS each, starting from the committed
-# corpus; new inputs go to build-fuzz/grown, crashes to build-fuzz/artifacts.
+# from outside the process: FUZZ_SECONDS each, as many at once as there are
+# CPUs, starting from the committed corpus; new inputs go to build-fuzz/grown,
+# crashes to build-fuzz/artifacts (tests/fuzz/run.sh).
 # A longer run, e.g. an hour per target:  make fuzz-long FUZZ_LONG_SECONDS=3600
 # (then copy what build-fuzz/artifacts holds into tests/fuzz/corpus/<target>/crash-*).
-FUZZ_TARGETS = fuzz_server fuzz_client fuzz_uniqueid fuzz_config fuzz_pmi fuzz_ucx_batch
 FUZZ_SECONDS ?= 20
 FUZZ_LONG_SECONDS ?= 3600
 test-fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILECOMM_FUZZ=ON \
 	  -DTILECOMM_BUILD_TESTS=OFF >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzz
-	cd build-fuzz && ctest --output-on-failure -R '^fuzz_corpus'
-	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p build-fuzz/grown/$$t build-fuzz/artifacts && \
-	  echo "test-fuzz: $$t for $(FUZZ_SECONDS) s" && \
-	  build-fuzz/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/grown/$$t tests/fuzz/corpus/$$t \
-	    >build-fuzz/grown/$$t.log 2>&1 || { tail -n 40 build-fuzz/grown/$$t.log; exit 1; }; \
-	  grep -E '^#[0-9]+.*DONE|number_of_executed_units' build-fuzz/grown/$$t.log | tail -n 2; \
-	done
+	cd build-fuzz && $(CTEST) -R '^fuzz_corpus'
+	bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 fuzz-long:
 	$(MAKE) test-fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 
 bench: build
-	@bash scripts/install-deps.sh --bench
+	@bash scripts/install-deps.sh bench
 	bash bench/compare --build $(BUILD)
 	bash bench/compare-coll --build $(BUILD)
 	bash bench/compare-fused --build $(BUILD)

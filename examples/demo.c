@@ -1,5 +1,6 @@
 /* The tilecomm demo: a 4-PE OpenSHMEM program that exercises put/get,
- * atomics, signals and teams, checks every result, and says what it did.
+ * atomics, signals, teams and two collectives, checks every result, and
+ * says what it did.
  * Run: tcrun -n 4 ./tilecomm-demo */
 #include <shmem.h>
 #include <stdio.h>
@@ -72,11 +73,26 @@ int main(void) {
     shmem_team_destroy(evens);
   }
 
+  /* 6. collectives: a sum over every PE, and every PE's number gathered on every PE. */
+  int *mine_sym = shmem_malloc(count * sizeof(int)), *sums = shmem_malloc(count * sizeof(int));
+  int *pes = shmem_malloc(n * sizeof(int));
+  static int my_number; /* the source of a collective is symmetric too */
+  my_number = me;
+  for (int i = 0; i < count; ++i) mine_sym[i] = me + i;
+  shmem_int_sum_reduce(SHMEM_TEAM_WORLD, sums, mine_sym, count);
+  shmem_int_fcollect(SHMEM_TEAM_WORLD, pes, &my_number, 1);
+  for (int i = 0; i < count; ++i) CHECK(sums[i] == n * (n - 1) / 2 + n * i, "sums[%d] = %d", i, sums[i]);
+  for (int pe = 0; pe < n; ++pe) CHECK(pes[pe] == pe, "pes[%d] = %d", pe, pes[pe]);
+
   shmem_barrier_all();
   if (me == 0) {
-    printf("demo: %d PEs: put and get of %d ints, atomic counter = %ld, signals delivered: all checked\n", n, count,
-           counter);
+    printf("demo: %d PEs: put and get of %d ints, atomic counter = %ld, signals delivered, sum reduction of %d ints "
+           "and fcollect of the PE numbers: all checked\n",
+           n, count, counter, count);
   }
+  shmem_free(pes);
+  shmem_free(sums);
+  shmem_free(mine_sym);
   shmem_free(block);
   shmem_free(buf);
   free(mine);

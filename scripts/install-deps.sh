@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# Installs the Debian packages tilecomm needs, if any is missing.
-#   scripts/install-deps.sh          build and test dependencies
-#   scripts/install-deps.sh --bench  also the peers of bench/compare and bench/compare-coll:
-#                                    OpenMPI (its OSHMEM and MPI), MPICH, gnuplot for the plots, and
-#                                    ucx_perftest (ucx-utils)
+# Installs the Debian packages tilecomm needs, if any is missing. Each level
+# takes the packages of the ones before it:
+#   scripts/install-deps.sh demo    build the library, its tools and examples (make demo)
+#   scripts/install-deps.sh test    also the test suite and the launchers it starts jobs with (make test)
+#   scripts/install-deps.sh check   also clang's libFuzzer for the fuzz targets (make check; the default)
+#   scripts/install-deps.sh bench   also the peers of bench/compare and bench/compare-coll:
+#                                   OpenMPI (its OSHMEM and MPI), MPICH, gnuplot for the plots, and
+#                                   ucx_perftest (ucx-utils)
 set -euo pipefail
 
-# clang and libclang-rt-14-dev: clang-14 with libFuzzer (-fsanitize=fuzzer), for make test-fuzz.
-# libopenblas-dev: the BLAS of the fused matmul operators.
-# libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); mpich and openmpi-bin: the
-# launchers the launch tests start jobs with. libucx-dev: UCX, the transport between hosts.
-packages=(g++ gcc make cmake libgtest-dev pkg-config clang libclang-rt-14-dev libopenblas-dev libpmix-dev mpich
-          openmpi-bin libucx-dev)
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils)
-fi
+# demo: libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); libucx-dev: UCX, the
+# transport between hosts; libopenblas-dev: the BLAS of the fused matmul operators; libgtest-dev:
+# the test suite's framework, which configuring the build tree asks for; ccache: rebuilds of an
+# unchanged file cost nothing (the Release, sanitizer and fuzz trees each keep their objects).
+# test: mpich and openmpi-bin, the launchers the launch tests start jobs with.
+# check: clang and libclang-rt-14-dev, clang-14 with libFuzzer (-fsanitize=fuzzer).
+level=${1:-check}
+packages=()
+case "$level" in
+  bench) packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils) ;&
+  check) packages+=(clang libclang-rt-14-dev) ;&
+  test) packages+=(mpich openmpi-bin) ;&
+  demo) packages+=(g++ gcc make cmake pkg-config libpmix-dev libucx-dev libopenblas-dev libgtest-dev ccache) ;;
+  *) echo "install-deps: unknown level '$level'; use demo, test, check or bench" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: every package of level $level is installed"
+  exit 0
+fi
 
 echo "install-deps: installing ${missing[*]}"
 if [[ $(id -u) -ne 0 ]]; then
