@@ -12,9 +12,9 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
-# ctest runs this many tests at once, a job of N PEs holding N of them, with tcrun binding no PE
-# (NOTE [tests side by side] in tests/CMakeLists.txt).
-CTEST_JOBS ?= 4
+# ctest's slots, two per CPU: a job of N PEs holds N of them (2N when it has a CPU per PE), and
+# tcrun binds no PE (NOTE [tests side by side] in tests/CMakeLists.txt).
+CTEST_JOBS ?= $(shell echo $$((2 * $(JOBS))))
 CTEST = TILECOMM_BIND=0 ctest --output-on-failure -j $(CTEST_JOBS)
 # ccache finds a file compiled in another checkout of the same tree.
 export CCACHE_BASEDIR := $(CURDIR)
