@@ -10,8 +10,8 @@
 set -euo pipefail
 
 # demo: libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); libucx-dev: UCX, the
-# transport between hosts; libopenblas-dev: the BLAS of the fused matmul operators; libgtest-dev:
-# the test suite's framework, which configuring the build tree asks for; ccache: rebuilds of an
+# transport between hosts; libopenblas-dev: the BLAS of the fused matmul operators; libgtest-dev
+# and libgmock-dev: the test suite's framework, which configuring the build tree asks for; ccache: rebuilds of an
 # unchanged file cost nothing (the Release, sanitizer and fuzz trees each keep their objects).
 # test: mpich and openmpi-bin, the launchers the launch tests start jobs with.
 # check: clang and libclang-rt-14-dev, clang-14 with libFuzzer (-fsanitize=fuzzer).
@@ -21,7 +21,7 @@ case "$level" in
   bench) packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils) ;&
   check) packages+=(clang libclang-rt-14-dev) ;&
   test) packages+=(mpich openmpi-bin) ;&
-  demo) packages+=(g++ gcc make cmake pkg-config libpmix-dev libucx-dev libopenblas-dev libgtest-dev ccache) ;;
+  demo) packages+=(g++ gcc make cmake pkg-config libpmix-dev libucx-dev libopenblas-dev libgtest-dev libgmock-dev ccache) ;;
   *) echo "install-deps: unknown level '$level'; use demo, test, check or bench" >&2; exit 2 ;;
 esac
 
