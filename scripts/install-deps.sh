@@ -9,10 +9,10 @@
 #                                   ucx_perftest (ucx-utils)
 set -euo pipefail
 
-# demo: libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); libucx-dev: UCX, the
-# transport between hosts; libopenblas-dev: the BLAS of the fused matmul operators; libgtest-dev
-# and libgmock-dev: the test suite's framework, which configuring the build tree asks for; ccache: rebuilds of an
-# unchanged file cost nothing (the Release, sanitizer and fuzz trees each keep their objects).
+# demo: libpmix-dev: PMIx's header (jobs started by OpenMPI's mpirun or srun); libucx-dev: UCX,
+# the transport between hosts; libopenblas-dev: the BLAS of the fused matmul operators;
+# libgtest-dev and libgmock-dev: the test suite's framework, which configuring the build tree asks
+# for; ccache: a rebuild of an unchanged file costs nothing.
 # test: mpich and openmpi-bin, the launchers the launch tests start jobs with.
 # check: clang and libclang-rt-14-dev, clang-14 with libFuzzer (-fsanitize=fuzzer).
 level=${1:-check}
