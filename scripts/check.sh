@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 stages=("$@")
 [[ ${#stages[@]} -gt 0 ]] || stages=(release asan tsan fuzz)
-TC_LOGS=build/logs
-mkdir -p "$TC_LOGS"
+logs=build/logs
+mkdir -p "$logs"
 
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)
 echo "check: ${stages[*]} on ${cpu:-this host}, $(nproc) CPUs"
@@ -23,7 +23,7 @@ times=()
 for s in "${stages[@]}"; do
   echo "==== check: stage $s"
   t0=$SECONDS
-  $make --no-print-directory "test-$s" 2>&1 | tee "$TC_LOGS/check-$s.log"
+  $make --no-print-directory "test-$s" 2>&1 | tee "$logs/check-$s.log"
   status=${PIPESTATUS[0]}
   times+=("$(printf '%-8s %5d s  %s' "$s" $((SECONDS - t0)) "$([[ $status -eq 0 ]] && echo ok || echo FAILED)")")
   [[ $status -eq 0 ]] || failed_stages+=("$s")
@@ -35,7 +35,7 @@ results=$(for s in "${stages[@]}"; do
   awk -v stage="$s" '/ Test +#[0-9]+: / {
     for (i = 1; i < NF; ++i) if ($i ~ /^#[0-9]+:$/) name = $(i + 1)
     status = / Passed / ? "Passed" : /Skipped|Not Run/ ? "Skipped" : "Failed"
-    print stage, name, status, $(NF - 1) }' "$TC_LOGS/check-$s.log"
+    print stage, name, status, $(NF - 1) }' "$logs/check-$s.log"
 done)
 passed=$(grep -c ' Passed ' <<<"$results")
 skipped=$(grep -c ' Skipped ' <<<"$results")
@@ -47,7 +47,7 @@ printf '  %s\n' "${times[@]}"
 echo "==== check: the ten slowest tests"
 sort -k4 -rn <<<"$results" | head -n 10 | awk '{printf "  %8.1f s  %-7s %s\n", $NF, $1, $2}'
 if [[ ${#failed_stages[@]} -gt 0 ]]; then
-  echo "==== check: FAILED stages: ${failed_stages[*]} (their logs: $TC_LOGS/check-STAGE.log)"
+  echo "==== check: FAILED stages: ${failed_stages[*]} (their logs: $logs/check-STAGE.log)"
   grep ' Failed ' <<<"$results" | sed 's/^/  /'
 fi
 echo "check: $passed passed, $failed failed, $skipped skipped"

@@ -7,26 +7,41 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-TC_LOGS=$build/logs
-. scripts/steps.sh
+logs=$build/logs
+mkdir -p "$logs"
 
-# tour NAME TITLE CMD...: runs CMD like step, then shows what it printed, indented.
+# step NAME CMD...: runs CMD with its output in $logs/NAME.log; prints "NAME ok (N s)", or the log's
+# end and exits 1.
+step() {
+  local name=$1 t0=$SECONDS
+  shift
+  printf '  %-12s ' "$name"
+  if "$@" >"$logs/$name.log" 2>&1; then
+    printf 'ok (%s s)\n' $((SECONDS - t0))
+  else
+    printf 'FAILED (exit %s after %s s); the end of %s:\n' $? $((SECONDS - t0)) "$logs/$name.log"
+    tail -n 60 "$logs/$name.log" | sed 's/^/    | /'
+    exit 1
+  fi
+}
+
+# tour NAME TITLE CMD...: runs CMD with its output in $logs/tour-NAME.log, then shows that output
+# indented; on failure all of it, and exits 1.
 tour() {
-  local title=$2 t0=$SECONDS log="$TC_LOGS/tour-$1.log"
+  local title=$2 log="$logs/tour-$1.log"
   shift 2
   printf '\n%s  (%s)\n' "$title" "${*#"$build/"}"
   if "$@" >"$log" 2>&1; then
     sed 's/^/    /' "$log"
   else
-    local status=$?
-    printf '    FAILED (exit %s after %s s):\n' "$status" "$(seconds_since "$t0")"
+    printf '    FAILED (exit %s):\n' $?
     sed 's/^/    | /' "$log"
     exit 1
   fi
 }
 
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)
-echo "tilecomm demo on ${cpu:-this host}, $(nproc) CPUs; logs in $TC_LOGS/"
+echo "tilecomm demo on ${cpu:-this host}, $(nproc) CPUs; logs in $logs/"
 step deps bash scripts/install-deps.sh demo
 step configure cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 step build cmake --build "$build" -j "${JOBS:-$(nproc)}" --target demo
