@@ -31,7 +31,7 @@ finish() {  # waits for one run and reports it
   unset "pids[$pid]"
   if [[ $s -eq 0 ]]; then
     echo "test-fuzz: $t for $seconds s: $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$build/grown/$t.log" |
-      grep -oE '[0-9]+$') inputs, $(find "$build/grown/$t" -type f | wc -l) new in $build/grown/$t"
+      grep -oE '[0-9]+$') inputs run; $build/grown/$t holds $(find "$build/grown/$t" -type f | wc -l)"
   else
     echo "test-fuzz: $t FAILED (exit $s); the end of $build/grown/$t.log:"
     tail -n 40 "$build/grown/$t.log"
