@@ -48,7 +48,8 @@ tilecomm_result_t tilecomm_comm_rank(tilecomm_comm_t comm, int *rank);
 tilecomm_result_t tilecomm_comm_size(tilecomm_comm_t comm, int *size);
 tilecomm_result_t tilecomm_comm_local_rank(tilecomm_comm_t comm, int *local_rank);
 tilecomm_result_t tilecomm_comm_local_size(tilecomm_comm_t comm, int *local_size);
-/* Rank `rank`'s window as mapped here (NULL and 0 for a rank on another host). */
+/* Rank `rank`'s window as mapped here (NULL and 0 for a rank on another host).
+ * Any of the four output pointers may be NULL: that value is not returned. */
 tilecomm_result_t tilecomm_comm_window(tilecomm_comm_t comm, int rank, void **data, size_t *data_bytes, void **flags,
                                        size_t *flag_bytes);
 /* The next magic (the same sequence on every rank). */

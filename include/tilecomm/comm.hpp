@@ -35,6 +35,10 @@
 
 namespace tilecomm {
 
+namespace comm {
+struct Access;
+}
+
 /// Ranks a communicator may have: the size of the descriptor's peer tables
 /// (TileXR's TILEXR_MAX_RANK_SIZE).
 constexpr int kCommMaxRanks = 128;
@@ -54,7 +58,7 @@ struct CommArgs {
   std::uint8_t* peerFlags[kCommMaxRanks] = {};  // each rank's flag region, mapped here
   /// rankSize x rankSize, row-major: sendCountMatrix[i * rankSize + j] is
   /// what rank i sends to rank j (all-to-all-v); filled by the caller.
-  std::int64_t sendCountMatrix[kCommMaxRanks * kCommMaxRanks] = {};
+  std::uint64_t sendCountMatrix[kCommMaxRanks * kCommMaxRanks] = {};
 
   /// Bytes of one data partition, and this launch's partition of `r`'s data region.
   std::uint64_t partitionBytes() const { return windowBytes / 2; }
@@ -68,7 +72,7 @@ struct CommArgs {
   }
 };
 
-/// Sizes of a communicator's windows, per rank; both are split in two partitions.
+/// Sizes of a communicator's windows, per rank, both split in two partitions; 0 takes the default below.
 struct CommOptions {
   std::size_t window_bytes = std::size_t{200} << 20;
   std::size_t flag_bytes = std::size_t{4} << 20;
@@ -152,7 +156,9 @@ class Comm {
   };
 
  private:
+  friend struct comm::Access;
   explicit Comm(std::unique_ptr<Impl> impl);
+  void release() noexcept;
   void begin_launch();
   Impl& impl() const;
   std::unique_ptr<Impl> impl_;

@@ -36,7 +36,7 @@
 // rank * count (ReduceScatter); the planner refuses any other overlap (an
 // AllToAllV's buffers must be disjoint).
 //
-// Types: int8, int16, int32, int64, fp16, bf16 (reductions accumulate in
+// Types: int8..int64, uint8..uint64, fp16, bf16 (reductions accumulate in
 // fp32 and round once, to nearest even), fp32, fp64. Integer sums and
 // products wrap; reductions combine the ranks in rank order, so every rank
 // gets the same bits. Errors throw tilecomm::Error.
@@ -69,6 +69,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -76,10 +77,13 @@
 
 namespace tilecomm::ops {
 
-enum class DataType : std::uint8_t { Int8, Int16, Int32, Int64, Fp16, Bf16, Fp32, Fp64 };
-enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min };
+enum class DataType : std::uint8_t { Int8, Int16, Int32, Int64, Fp16, Bf16, Fp32, Fp64, Uint8, Uint16, Uint32, Uint64 };
+/// Avg: the sum divided by size() (integers: rounded toward zero, after a
+/// sum that wraps; fp16 and bf16: divided in fp32 before the one rounding).
+enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min, Avg };
 std::size_t size_of(DataType t);
 const char* name_of(DataType t);
+const char* name_of(ReduceOp op);
 
 /// fp16 and bf16 <-> fp32, rounding to nearest even (NaN stays NaN).
 float fp16_to_float(std::uint16_t h);
@@ -129,39 +133,44 @@ struct MatmulOptions {
   Moves moves = Moves::Auto;
 };
 
-/// A planned call: filled by a GetWorkspaceSize function, run by the
-/// matching operator (as often as wanted, while the communicator lives and
-/// the buffers it names stay valid).
-struct Executor {
+/// A planned call: made by a GetWorkspaceSize function, run by the matching
+/// operator, as often as wanted while the communicator it was planned for
+/// lives and the buffers it names stay valid. A plan is bound to that
+/// communicator: run after the communicator was destroyed, moved from or
+/// replaced (even by one with the same address), it refuses to run (plan
+/// again). Move-only; its fields are the library's.
+class Executor {
+ public:
   enum class Kind : std::uint8_t {
     None, AllGather, ReduceScatter, AllReduce, Reduce, Broadcast, AllToAll, AllToAllV,
     AllGatherAdd, AllGatherMatmul, MatmulReduceScatter, MatmulAllReduce,
-  } kind = Kind::None;
-  Comm* comm = nullptr;
-  const void* input = nullptr;   // a, x1
-  void* output = nullptr;        // c, y
-  std::uint64_t count = 0;
-  DataType dtype = DataType::Int8;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
-  std::vector<std::uint64_t> counts;  // AllToAllV: the send-count matrix
-  const void* input2 = nullptr;  // b, x2
-  const void* bias = nullptr;
-  void* gather_out = nullptr;
-  MatmulShape shape;
-  int tiles = 0;                 // fused matmuls: the tiles chosen
-  Moves moves = Moves::Auto;     // fused matmuls: the form planning chose (then never Auto)
-  std::uint64_t workspace = 0;
-  // Found by the first run: whether every rank's input is the same
-  // symmetric object (shmem_malloc), read in place (symmetric_input != 0),
-  // whether the outputs lie apart from the input (input_apart: a rank then
-  // reads its own shard in its input, not in its staged copy), and, where
-  // every run is one library call, that call (NOTE [prepared calls] in
-  // src/comm/ops.cpp).
-  bool resolved = false;
-  bool input_apart = false;
-  std::uint64_t symmetric_input = 0;
-  std::shared_ptr<const struct PreparedCall> prepared;
+  };
+  struct Plan;
+
+  Executor();
+  ~Executor();
+  Executor(Executor&&) noexcept;
+  Executor& operator=(Executor&&) noexcept;
+
+  /// The operator planned (None until a GetWorkspaceSize succeeded).
+  Kind kind() const;
+  DataType dtype() const;
+  int root() const;
+  /// Bytes of workspace the operator needs.
+  std::uint64_t workspace() const;
+  /// Fused matmuls: the form and the row tiles planning chose.
+  Moves moves() const;
+  int tiles() const;
+  /// Found by the first run: every rank's input is the same symmetric
+  /// object, read in place; every run is one library call.
+  bool reads_in_place() const;
+  bool one_call() const;
+
+  Plan* plan() const { return plan_.get(); }  // the library's
+  Plan& reset();                              // the library's: a fresh, unplanned plan
+
+ private:
+  std::unique_ptr<Plan> plan_;
 };
 
 std::uint64_t AllGatherGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
@@ -221,6 +230,65 @@ std::uint64_t MatmulAllReduceGetWorkspaceSize(Comm& comm, const void* x1, const 
                                               MatmulShape shape, DataType dtype, Executor* executor,
                                               const MatmulOptions& options = {});
 void MatmulAllReduce(void* workspace, std::uint64_t workspace_size, Executor* executor);
+
+// ---- one call, and non-blocking ----
+//
+//   tilecomm::ops::AllReduce(comm, in, out, count, DataType::Fp32, ReduceOp::Sum);
+//   tilecomm::ops::Request r = tilecomm::ops::Start(comm, [&] {
+//     tilecomm::ops::AllReduce(comm, in, out, count, DataType::Fp32, ReduceOp::Sum);
+//   });
+//   ... compute ...
+//   r.wait();
+//
+// Each operator in one call, as NCCL and HCCL offer them: the call plans,
+// then runs the plan the communicator keeps for the call's signature
+// (operator, count or shapes, type, operation, root, options, bias and
+// gather_out given or not; up to 64 signatures, the least recently used
+// going first), so a repeated call pays its planning and its first-run
+// exchange once (NOTE [one-call operators] in src/comm/calls.cpp). These
+// plans bring their own workspace and always stage their inputs: a
+// symmetric input is read in place by a two-phase plan only.
+//
+// Start runs a call (typically one-call operators on `comm`) on the
+// communicator's worker thread, after the calls started before it, and
+// returns at once; test() says whether it finished and wait() waits, both
+// rethrowing its error. Buffers must stay valid until then. An operator
+// called on the communicator from any other thread first waits for every
+// started call, so each rank's calls keep their program order. Other
+// threads may meanwhile compute, or use tilecomm as the process's thread
+// level allows (SHMEM_THREAD_MULTIPLE for OpenSHMEM calls from several
+// threads at once).
+
+void AllGather(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype);
+void ReduceScatter(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype, ReduceOp op);
+void AllReduce(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype, ReduceOp op);
+void Reduce(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype, ReduceOp op, int root);
+void Broadcast(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype, int root);
+void AllToAll(Comm& comm, const void* input, void* output, std::uint64_t count, DataType dtype);
+void AllToAllV(Comm& comm, const void* input, void* output, const std::uint64_t* counts, DataType dtype);
+void AllGatherAdd(Comm& comm, const void* a, const void* b, void* c, std::uint64_t count, DataType dtype);
+void AllGatherMatmul(Comm& comm, const void* x1, const void* x2, const void* bias, void* y, void* gather_out,
+                     MatmulShape shape, DataType dtype, const MatmulOptions& options = {});
+void MatmulReduceScatter(Comm& comm, const void* x1, const void* x2, const void* bias, void* y, MatmulShape shape,
+                         DataType dtype, const MatmulOptions& options = {});
+void MatmulAllReduce(Comm& comm, const void* x1, const void* x2, const void* bias, void* y, MatmulShape shape,
+                     DataType dtype, const MatmulOptions& options = {});
+
+/// A started call (Start).
+class Request {
+ public:
+  struct State;
+  /// Whether the call finished; rethrows its error.
+  bool test();
+  /// Waits until the call finished; rethrows its error.
+  void wait();
+  bool valid() const { return state_ != nullptr; }
+
+ private:
+  friend class CommState;
+  std::shared_ptr<State> state_;
+};
+Request Start(Comm& comm, std::function<void()> call);
 
 /// C = A @ B (+ bias) through the same BLAS, row-major, on this rank only:
 /// the unfused reference the benchmarks and tests compare with.

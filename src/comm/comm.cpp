@@ -3,14 +3,19 @@
 // kernel descriptor. See <tilecomm/comm.hpp>.
 #include "tilecomm/comm.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "comm/access.hpp"
 #include "comm/flags.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "memory/segment.hpp"
+#include "shmem/launch.hpp"
 #include "shmem/runtime.hpp"
 
 namespace tilecomm {
@@ -23,13 +28,42 @@ struct Comm::Impl {
   std::vector<std::size_t> mapped;     // bytes of each peer's window mapped here (0: none)
   std::unique_ptr<CommArgs> args = std::make_unique<CommArgs>();
   std::uint32_t magic = 0;             // the last magic drawn
+  std::uint64_t serial = 0;            // this process's number for the communicator (comm::serial)
+  comm::Line* lines[kCommMaxRanks] = {};  // each rank's board line, mapped here
+  comm::Board board;                   // NOTE [call board]
+  std::unique_ptr<comm::Extras> extras;  // the one-call operators' plans, the worker of the non-blocking ones
 
+  Impl();
   // Local resources only: the team is destroyed by the collective paths.
-  ~Impl() {
-    for (std::size_t r = 0; r < mapped.size(); ++r)
-      if (mapped[r]) memory::Segment::unmap_peer(args->peerMems[r], mapped[r]);
-  }
+  ~Impl();
 };
+
+namespace {
+
+// The live communicators of this process, told when shmem_finalize starts
+// (NOTE [call board]: a peer waiting in a call then sees this rank leave).
+std::mutex g_live_mutex;
+std::vector<Comm::Impl*> g_live;
+std::atomic<std::uint64_t> g_serial{0};
+
+void on_finalize() {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  for (Comm::Impl* im : g_live) im->board.set(comm::State::Finalizing);
+}
+
+}  // namespace
+
+Comm::Impl::Impl() : serial(++g_serial) {}
+
+Comm::Impl::~Impl() {
+  extras.reset();  // stops the worker first
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    std::erase(g_live, this);
+  }
+  for (std::size_t r = 0; r < mapped.size(); ++r)
+    if (mapped[r]) memory::Segment::unmap_peer(args->peerMems[r], mapped[r]);
+}
 
 namespace {
 
@@ -39,44 +73,70 @@ void require_runtime(const char* call) {
           "create the communicator with tilecomm::Comm::init_rank", call);
 }
 
-void check_options(const CommOptions& o) {
+// The options as the communicator uses them: a size of 0 takes the default
+// (as in the C API), and the sizes are checked.
+CommOptions check_options(const CommOptions& requested) {
+  CommOptions o = requested;
+  if (o.window_bytes == 0) o.window_bytes = CommOptions{}.window_bytes;
+  if (o.flag_bytes == 0) o.flag_bytes = CommOptions{}.flag_bytes;
   if (o.window_bytes < 2 * 64 || o.window_bytes % 128 != 0)
     raise(ErrorCode::InvalidUsage, "CommOptions::window_bytes=%zu: the data region is cut in two partitions of "
-          "64-byte lines; use a multiple of 128 bytes (default 200 MiB)", o.window_bytes);
+          "64-byte lines; use a multiple of 128 bytes, or 0 for the default (200 MiB)", o.window_bytes);
   if (o.flag_bytes < 2 * comm::kFlagPartitionBytes || o.flag_bytes % 128 != 0)
     raise(ErrorCode::InvalidUsage, "CommOptions::flag_bytes=%zu is below the %zu bytes the flags need (two "
-          "partitions of %zu) or not a multiple of 128; use 64K or more (default 4 MiB)", o.flag_bytes,
+          "partitions of %zu) or not a multiple of 128; use 64K or more, or 0 for the default (4 MiB)", o.flag_bytes,
           2 * comm::kFlagPartitionBytes, comm::kFlagPartitionBytes);
+  // A rank's window is one segment: the data region, the flag region right
+  // after it (at base + window_bytes), a little of the communicator's own,
+  // rounded up to pages and reserved with a kBaseAlign margin. A sum that
+  // wraps would make a small segment with its flags outside it, so the sum
+  // must not overflow and must leave room for those margins within what one
+  // process can map at all: 2^47 bytes, the address space mmap hands out on
+  // x86-64 (arm64: 2^48) without an address hint.
+  constexpr std::size_t kMapLimit = std::size_t{1} << 47;
+  constexpr std::size_t kMaxSum = kMapLimit - 2 * memory::Segment::kBaseAlign;
+  std::size_t sum = 0;
+  const bool overflows = __builtin_add_overflow(o.window_bytes, o.flag_bytes, &sum);
+  if (overflows || sum > kMaxSum)
+    raise(ErrorCode::InvalidUsage, "CommOptions::window_bytes=%zu plus flag_bytes=%zu %s: a rank's window holds both "
+          "in one mapping, which with its page and alignment margins must fit in the %zu bytes (128 TiB) a process "
+          "can map, so their sum may be at most %zu; lower window_bytes (default 200 MiB) or flag_bytes (default "
+          "4 MiB)", o.window_bytes, o.flag_bytes,
+          overflows ? "overflows size_t" : strprintf("is %zu bytes", sum).c_str(), kMapLimit, kMaxSum);
+  return o;
 }
 
 }  // namespace
 
 Comm::Comm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Comm::Comm(Comm&&) noexcept = default;
+// A communicator still alive at its destructor (or replaced by a move) is
+// destroyed there: that is collective, so every rank must let its
+// communicator go at the same point. A destruction that could not wait for
+// the others (destroy() explains) is logged, not fatal: a rank unwinding an
+// error must neither hang its peers nor end its process.
+void Comm::release() noexcept {
+  if (!impl_) return;
+  try {
+    destroy();
+  } catch (const Error& e) {
+    TC_LOG(Warn, "comm", "%s", e.what());
+  }
+}
+
 Comm& Comm::operator=(Comm&& o) noexcept {
   if (this != &o) {
-    if (impl_) {
-      try {
-        destroy();
-      } catch (const Error& e) {
-        fatal_error("tilecomm::Comm (move assignment)", e);
-      }
-    }
+    release();
     impl_ = std::move(o.impl_);
   }
   return *this;
 }
 
-// A communicator still alive at its destructor is destroyed there: that is
-// collective, so every rank must let its communicator go at the same point.
-Comm::~Comm() {
-  if (!impl_) return;
-  try {
-    destroy();
-  } catch (const Error& e) {
-    fatal_error("tilecomm::Comm destructor", e);
-  }
-}
+Comm::~Comm() { release(); }
+
+comm::Board& comm::Access::board(const Comm& c) { return c.impl().board; }
+std::uint64_t comm::Access::serial(const Comm& c) { return c.impl().serial; }
+std::unique_ptr<comm::Extras>& comm::Access::extras(const Comm& c) { return c.impl().extras; }
 
 Comm::Impl& Comm::impl() const {
   if (!impl_)
@@ -86,10 +146,10 @@ Comm::Impl& Comm::impl() const {
 
 Comm Comm::world(const CommOptions& opts) { return from_team(SHMEM_TEAM_WORLD, opts); }
 
-Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
+Comm Comm::from_team(shmem_team_t parent, const CommOptions& requested) {
   constexpr const char* call = "tilecomm::Comm::from_team";
   require_runtime(call);
-  check_options(opts);
+  const CommOptions opts = check_options(requested);
   if (parent == SHMEM_TEAM_INVALID) raise(ErrorCode::InvalidUsage, "%s: the team is SHMEM_TEAM_INVALID", call);
   const int n = shmem_team_n_pes(parent);
   if (n > kCommMaxRanks)
@@ -118,7 +178,7 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
   };
   static_assert(sizeof(Record) <= 64, "coll::exchange moves 64 bytes per member");
   Record mine{{}, opts.window_bytes, opts.flag_bytes, 0};
-  const std::size_t bytes = opts.window_bytes + opts.flag_bytes;
+  const std::size_t bytes = opts.window_bytes + opts.flag_bytes + sizeof(comm::Line);  // the board line last
   try {
     impl->window = memory::Segment::create("tilecomm-comm-window", bytes);
     mine.error = impl->window.back(0, bytes);
@@ -174,6 +234,7 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
     }
     a.peerMems[r] = base;
     a.peerFlags[r] = base + opts.window_bytes;
+    impl->lines[r] = reinterpret_cast<comm::Line*>(base + opts.window_bytes + opts.flag_bytes);
   }
   // Nobody launches before every rank mapped every window.
   std::vector<std::int64_t> map_errors(n);
@@ -183,6 +244,13 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& opts) {
       fail_everywhere(r == a.rank ? map_problem
                                   : strprintf("rank %d could not map the window of rank %lld (its message names the "
                                               "cause)", r, static_cast<long long>(map_errors[r] - 1)));
+  impl->board.attach(a.rank, n, impl->lines);
+  {
+    static std::once_flag hooked;
+    std::call_once(hooked, [] { shmem::at_finalize(on_finalize); });
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live.push_back(impl.get());
+  }
   return Comm(std::move(impl));
 }
 
@@ -201,7 +269,15 @@ Comm Comm::init_rank(int nranks, const UniqueId& id, int rank, const CommOptions
     shmemx_init_attr_t attr;
     if (shmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)
       raise(ErrorCode::InvalidUsage, "%s: the unique ID is not valid (draw it with Comm::unique_id)", call);
-    shmemx_init_attr(0, &attr);
+    // A job that cannot start (no rendezvous, a wrong cookie, another job
+    // size) ends the process inside shmemx_init_attr with a message; what it
+    // returns non-zero for is a call it refused, before starting anything.
+    constexpr unsigned flags = SHMEMX_INIT_WITH_UNIQUEID;
+    if (const int rc = shmemx_init_attr(flags, &attr); rc != 0)
+      raise(ErrorCode::InvalidUsage, "%s: shmemx_init_attr(flags=0x%x) for rank %d of %d ranks returned %d and did "
+            "not start tilecomm (the log line before this one says why); pass the same nranks on every rank, a "
+            "rank in 0..nranks-1 once each, and a unique ID drawn by Comm::unique_id() in a process that stays "
+            "alive until every rank has finalized", call, flags, rank, nranks, rc);
   } else if (g_runtime->n_pes() != nranks || g_runtime->my_pe() != rank) {
     raise(ErrorCode::InvalidUsage, "%s: tilecomm already runs here as PE %d of %d, not rank %d of %d; use "
           "Comm::world() or Comm::from_team() in an initialised process", call, g_runtime->my_pe(),
@@ -213,12 +289,21 @@ Comm Comm::init_rank(int nranks, const UniqueId& id, int rank, const CommOptions
 void Comm::destroy() {
   impl();  // throws when already destroyed
   const std::unique_ptr<Impl> owned = std::move(impl_);
-  // After shmem_finalize nobody can synchronise any more: the mappings and
-  // the window go with the process (Impl's destructor unmaps them).
-  if (!g_runtime) return;
-  // Every rank stops using the windows before any unmaps them.
-  shmem_team_sync(owned->team);
-  shmem_team_destroy(owned->team);
+  owned->extras.reset();  // the non-blocking calls still queued run first
+  // After shmem_finalize nobody can synchronise any more, and after a call
+  // of this rank failed its peers may be anywhere: the mappings and the
+  // window go without waiting (Impl's destructor unmaps them).
+  if (!g_runtime || owned->board.state() == comm::State::Failed) return;
+  // Every rank stops using the windows before any unmaps them (the team's
+  // destruction waits for every member). A peer that failed or left instead
+  // ends the wait (NOTE [call board]).
+  try {
+    comm::DestroyScope watch(owned->board);
+    shmem_team_destroy(owned->team);
+  } catch (const Error& e) {
+    raise(e.code(), "tilecomm::Comm::destroy: %s; this rank released its window without waiting for the others",
+          e.what());
+  }
 }
 
 int Comm::rank() const { return impl().args->rank; }

@@ -11,7 +11,7 @@
 //   every rank's shard where it lies, in the peer's window (NOTE [shard
 //   order]): the gather costs one staging copy of 1/size() of the data.
 //   When every rank's input is the same symmetric object (shmem_malloc;
-//   found on the plan's first run with one exchange, common_symmetric),
+//   found on the plan's first run with one exchange, NOTE [first run]),
 //   nothing is staged: each rank announces its shard at once and the
 //   peers read it in their mapping of the owner's copy, so the gather
 //   costs nothing but the flags.
@@ -93,6 +93,7 @@
 #include <type_traits>
 
 #include "coll/algorithm.hpp"
+#include "comm/access.hpp"
 #include "comm/blas.hpp"
 #include "comm/ops_plan.hpp"
 #include "core/copy.hpp"
@@ -150,6 +151,10 @@ void add(DataType t, void* dst, const void* a, const void* b, std::size_t n) {
     case DataType::Int16: return add_typed<std::int16_t>(dst, a, b, n);
     case DataType::Int32: return add_typed<std::int32_t>(dst, a, b, n);
     case DataType::Int64: return add_typed<std::int64_t>(dst, a, b, n);
+    case DataType::Uint8: return add_typed<std::uint8_t>(dst, a, b, n);
+    case DataType::Uint16: return add_typed<std::uint16_t>(dst, a, b, n);
+    case DataType::Uint32: return add_typed<std::uint32_t>(dst, a, b, n);
+    case DataType::Uint64: return add_typed<std::uint64_t>(dst, a, b, n);
     case DataType::Fp32: return add_typed<float>(dst, a, b, n);
     case DataType::Fp64: return add_typed<double>(dst, a, b, n);
     case DataType::Fp16: case DataType::Bf16: {
@@ -179,7 +184,7 @@ void post_sync(const CommArgs& a) {
 // One round of an operator as a launch on its communicator; a failure
 // (a peer died, TILECOMM_TIMEOUT) names the operator the caller called.
 template <class Round>
-void launch_round(Executor& ex, Round&& round) {
+void launch_round(Plan& ex, Round&& round) {
   try {
     ex.comm->launch(1, round);
   } catch (const Error& e) {
@@ -206,7 +211,7 @@ int tiles_for(std::size_t block_bytes, int forced) {
 // Wire (window) and compute type: fp32 for fp16, bf16 and fp32; fp64.
 template <class W>
 struct Matmul {
-  const Executor& ex;
+  const Plan& ex;
   const W* x2;         // k x n, in W (the caller's, or converted in the workspace)
   const W* bias;       // n, in W, or null
   W* x1_tile;          // half precision: a tile of x1 rows converted
@@ -223,7 +228,7 @@ struct Layout {
   std::size_t x2 = 0, bias = 0, x1_tile = 0, y_tile = 0, x2_all = 0, total = 0;
 };
 
-Layout layout(const Executor& ex, std::size_t tile_rows) {
+Layout layout(const Plan& ex, std::size_t tile_rows) {
   Layout l;
   const MatmulShape& s = ex.shape;
   auto area = [&](std::size_t elems) {
@@ -255,14 +260,14 @@ std::size_t rows_fitting(const CommArgs& a, std::size_t row_bytes, std::size_t r
 
 // MatmulAllReduce on two ranks: each rank sums both blocks straight into y,
 // publishing nothing (NOTE [fused operators]).
-bool is_one_shot(const Executor& ex, const CommArgs& a) {
+bool is_one_shot(const Plan& ex, const CommArgs& a) {
   return ex.kind == Kind::MatmulAllReduce && ex.moves == Moves::Products && a.rankSize == 2;
 }
 
 // Moves::Weights and Operands: the window area that holds this rank's x2 (compute type).
-std::size_t x2_bytes(const Executor& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
+std::size_t x2_bytes(const Plan& ex) { return align_up(ex.shape.k * ex.shape.n * wire_size(ex.dtype)); }
 
-Rounds rounds_for(const Executor& ex, const CommArgs& a) {
+Rounds rounds_for(const Plan& ex, const CommArgs& a) {
   const MatmulShape& s = ex.shape;
   const std::size_t n = a.rankSize;
   Rounds r;
@@ -298,13 +303,13 @@ Rounds rounds_for(const Executor& ex, const CommArgs& a) {
 // window, or in its copy of a symmetric input (NOTE [fused operators]). My
 // own I read in my input where no output overlaps it: the staging just
 // read it, so it is in my cache, whatever stores the staging used.
-const std::uint8_t* shard_of(const CommArgs& a, const Executor& ex, int r, std::uint64_t at, std::size_t unit) {
+const std::uint8_t* shard_of(const CommArgs& a, const Plan& ex, int r, std::uint64_t at, std::size_t unit) {
   if (ex.symmetric_input) return rank_copy(ex, ex.symmetric_input, r) + at * unit;
   if (r == a.rank && ex.input_apart) return static_cast<const std::uint8_t*>(ex.input) + at * unit;
   return a.data(r);
 }
 
-void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, std::uint64_t len, bool streaming) {
+void gather_add_round(const CommArgs& a, const Plan& ex, std::uint64_t at, std::uint64_t len, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
   const auto* b = static_cast<const std::uint8_t*>(ex.input2);
@@ -321,8 +326,8 @@ void gather_add_round(const CommArgs& a, const Executor& ex, std::uint64_t at, s
   orch::Wait1vN(a.magic);
 }
 
-void run_gather_add(Executor& ex, bool streaming) {
-  const std::uint64_t per_round = ex.comm->args().partitionBytes() / size_of(ex.dtype);
+void run_gather_add(Plan& ex, bool streaming) {
+  const std::uint64_t per_round = ex.rows;  // as planned (NOTE [bound plans])
   for (std::uint64_t at = 0; at < ex.count; at += per_round) {
     const std::uint64_t len = std::min(per_round, ex.count - at);
     launch_round(ex, [&](const CommArgs& a) { gather_add_round(a, ex, at, len, streaming); });
@@ -334,7 +339,7 @@ void run_gather_add(Executor& ex, bool streaming) {
 // y rows [row, row + rows) = src @ x2 + bias, src in W with row stride k.
 template <class W>
 void multiply_rows(const Matmul<W>& mm, const W* src, std::size_t row, std::size_t rows) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const MatmulShape& s = ex.shape;
   const bool half = is_half(ex.dtype);
   W* dst = half ? mm.y_tile : static_cast<W*>(ex.output) + row * s.n;
@@ -346,7 +351,7 @@ void multiply_rows(const Matmul<W>& mm, const W* src, std::size_t row, std::size
 
 template <class W>
 void gather_matmul_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t len, int tiles) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const MatmulShape& s = ex.shape;
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
@@ -386,7 +391,7 @@ void gather_matmul_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
 // product (row stride ld) + bias; through the y tile for half precision.
 template <class W>
 void take_columns(const Matmul<W>& mm, const W* src, std::size_t ld, std::size_t row, std::size_t rows) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const std::size_t n = ex.shape.n;
   const bool half = is_half(ex.dtype);
   for (std::size_t i = 0; i < rows; ++i, src += ld) {
@@ -406,7 +411,7 @@ void take_columns(const Matmul<W>& mm, const W* src, std::size_t ld, std::size_t
 // the workspace; later rounds reuse them.
 template <class W>
 void weights_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t len, int tiles) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const MatmulShape& s = ex.shape;
   const int n = a.rankSize, me = a.rank;
   const std::size_t wide = n * s.n;
@@ -466,7 +471,7 @@ void add_bias(W* values, const W* bias, std::size_t rows, std::size_t n) {
 
 template <class W>
 void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const MatmulShape& s = ex.shape;
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
@@ -559,7 +564,7 @@ void matmul_reduce_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t a
 // (or the half-precision tile) and streamed to the window.
 template <class W>
 void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, std::uint64_t rows, int tiles) {
-  const Executor& ex = mm.ex;
+  const Plan& ex = mm.ex;
   const MatmulShape& s = ex.shape;
   const int n = a.rankSize, me = a.rank;
   const std::size_t e = size_of(ex.dtype);
@@ -610,10 +615,10 @@ void operands_round(const CommArgs& a, const Matmul<W>& mm, std::uint64_t at, st
 }
 
 template <class W>
-void run_matmul(Executor& ex, void* workspace, bool streaming) {
+void run_matmul(Plan& ex, void* workspace, bool streaming) {
   const CommArgs& args = ex.comm->args();
   const MatmulShape& s = ex.shape;
-  const Rounds plan = rounds_for(ex, args);
+  const Rounds plan{ex.rows, ex.tiles};  // as planned (NOTE [bound plans])
   const Layout l = layout(ex, (plan.rows + plan.tiles - 1) / plan.tiles);
   auto* ws = static_cast<std::uint8_t*>(workspace);
   Matmul<W> mm{ex, static_cast<const W*>(ex.input2), static_cast<const W*>(ex.bias), nullptr, nullptr, nullptr, streaming};
@@ -644,27 +649,78 @@ void run_matmul(Executor& ex, void* workspace, bool streaming) {
 
 bool is_float(DataType t) { return is_half(t) || t == DataType::Fp32 || t == DataType::Fp64; }
 
-Executor& start_plan(Executor* ex, Kind kind, Comm& comm, DataType dtype) {
+Plan& start_plan(Executor* executor, Kind kind, Comm& comm, DataType dtype) {
   const char* call = call_of(kind);
-  if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
-  *ex = Executor{};
+  if (!executor) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  Plan& ex = executor->reset();
   check_type(dtype, kind);
-  (void)comm.args();  // throws for a destroyed communicator
-  ex->kind = kind;
-  ex->comm = &comm;
-  ex->dtype = dtype;
-  return *ex;
+  ex.serial = comm::Access::serial(comm);  // throws for a destroyed communicator
+  ex.kind = kind;
+  ex.comm = &comm;
+  ex.dtype = dtype;
+  return ex;
 }
 
-// Runs a planner; if it throws, the executor is left unplanned, so that a
-// failed plan cannot be run.
-template <class Plan>
-std::uint64_t planning(Executor* ex, Plan&& plan) {
+// Runs a planner, then signs the plan; if it throws, the executor is left
+// unplanned, so that a failed plan cannot be run.
+template <class Planner>
+std::uint64_t planning(Executor* ex, Planner&& planner) {
   try {
-    return plan();
+    const std::uint64_t workspace = planner();
+    sign(*ex->plan());
+    return workspace;
   } catch (...) {
-    if (ex) ex->kind = Kind::None;
+    if (ex) ex->reset();
     throw;
+  }
+}
+
+// Bytes of `a` x `b` elements of `e` bytes, refused where they overflow 64 bits.
+std::uint64_t bytes_of(std::uint64_t a, std::uint64_t b, std::size_t e, Kind kind, const char* what) {
+  std::uint64_t ab, bytes;
+  if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, e, &bytes))
+    raise(ErrorCode::InvalidUsage, "%s: %s of %llu x %llu elements overflows 64 bits", call_of(kind), what,
+          static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+  return bytes;
+}
+
+// NOTE [fused aliasing] A fused operator's output may share bytes with an
+// input only where every round keeps it right, as for the collective
+// operators (NOTE [aliased buffers] in ops.cpp): AllGatherAdd's c may hold
+// a exactly in one rank's slot (a == c + j * count) and b in place (b ==
+// c); AllGatherMatmul's gather_out may hold x1 in one rank's slot (x1 ==
+// gather_out + j * m * k). A round writes of each slot only the rows this
+// rank staged already (its own first). Any other overlap of an output with
+// an input or with the other output (y and gather_out) is refused: a
+// product reads its operands while it writes y.
+struct Buffer {
+  const void* p;
+  std::uint64_t bytes;
+  const char* name;
+};
+void check_buffers(Kind kind, std::initializer_list<Buffer> outputs, std::initializer_list<Buffer> inputs,
+                   std::uint64_t slot = 0, const char* slot_input = nullptr) {
+  for (const Buffer& b : inputs) check_range(b.p, b.bytes, b.name, kind);
+  for (const Buffer& b : outputs) check_range(b.p, b.bytes, b.name, kind);
+  auto at = [](const Buffer& b) { return reinterpret_cast<std::uint64_t>(b.p); };
+  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
+    if (!o->p) continue;
+    for (const Buffer& i : inputs) {
+      if (!i.p || !overlap(at(*o), o->bytes, at(i), i.bytes)) continue;
+      const bool in_slot = o == outputs.begin() && slot_input && std::strcmp(i.name, slot_input) == 0 &&
+                           at(i) >= at(*o) && (at(i) - at(*o)) % slot == 0 && i.bytes == slot;
+      const bool in_place = kind == Kind::AllGatherAdd && std::strcmp(i.name, "b") == 0 && i.p == o->p;
+      if (in_slot || in_place) continue;
+      raise(ErrorCode::InvalidUsage, "%s: %s [%p, +%llu bytes) overlaps %s [%p, +%llu bytes); pass disjoint buffers%s",
+            call_of(kind), o->name, o->p, static_cast<unsigned long long>(o->bytes), i.name, i.p,
+            static_cast<unsigned long long>(i.bytes),
+            kind == Kind::AllGatherAdd               ? ", or a == c + j * count for a rank j, or b == c"
+            : slot_input && o == outputs.begin() ? ", or x1 == gather_out + j * m * k for a rank j"
+                                                 : "");
+    }
+    for (auto p = std::next(o); p != outputs.end(); ++p)
+      if (p->p && overlap(at(*o), o->bytes, at(*p), p->bytes))
+        raise(ErrorCode::InvalidUsage, "%s: %s and %s overlap; pass disjoint buffers", call_of(kind), o->name, p->name);
   }
 }
 
@@ -675,7 +731,7 @@ void need(bool ok, Kind kind, const char* what) {
 std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void* x1, const void* x2,
                           const void* bias, void* y, void* gather_out, MatmulShape s, DataType dtype,
                           const MatmulOptions& options) {
-  Executor& ex = start_plan(executor, kind, comm, dtype);
+  Plan& ex = start_plan(executor, kind, comm, dtype);
   const char* call = call_of(kind);
   const int n = comm.size();
   if (!is_float(dtype))
@@ -701,6 +757,16 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
   need(!(s.m && s.k) || x1, kind, "x1 is null");
   need(!(s.k && s.n) || x2, kind, "x2 is null");
   need(!(s.m && s.n) || y, kind, "y is null");
+  {
+    const std::size_t e = size_of(dtype);
+    const std::uint64_t x1_bytes = bytes_of(s.m, s.k, e, kind, "x1");
+    const std::uint64_t y_rows = kind == Kind::MatmulReduceScatter ? s.m / n : rows;
+    const std::uint64_t gathered = bytes_of(rows, s.k, e, kind, "gather_out");
+    // gather_out first: it alone may hold x1, in a slot (NOTE [fused aliasing])
+    check_buffers(kind, {{gather_out, gathered, "gather_out"}, {y, bytes_of(y_rows, s.n, e, kind, "y"), "y"}},
+                  {{x1, x1_bytes, "x1"}, {x2, bytes_of(s.k, s.n, e, kind, "x2"), "x2"}, {bias, s.n * e, "bias"}},
+                  x1_bytes, "x1");
+  }
   ex.input = x1;
   ex.input2 = x2;
   ex.bias = bias;
@@ -730,29 +796,36 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
           : gathers                     ? "one row of the x1 shard"
                                         : "one row of the product");
   ex.tiles = r.tiles;
+  ex.rows = r.rows;
   ex.workspace = layout(ex, (r.rows + r.tiles - 1) / r.tiles).total;
   return ex.workspace;
 }
 
 void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t workspace_size) {
-  Executor& ex = checked(executor, kind, workspace_size);
+  Plan& ex = checked(executor, kind, workspace_size);
   if (ex.workspace && !workspace)
     raise(ErrorCode::InvalidUsage, "%s: the workspace pointer is null; the plan needs %llu bytes", call_of(kind),
           static_cast<unsigned long long>(ex.workspace));
-  if (!ex.resolved) {  // NOTE [fused operators]: shards read in place, unless this rank writes over its own
-    const std::uint64_t e = size_of(ex.dtype), n = static_cast<std::uint64_t>(ex.comm->size());
-    const MatmulShape& s = ex.shape;
-    const bool add = kind == Kind::AllGatherAdd;
-    const bool shards = add || (kind == Kind::AllGatherMatmul && ex.moves == Moves::Shards);
-    const std::uint64_t shard = !shards ? 0 : add ? ex.count * e : s.m * s.k * e;
-    auto apart = [&](const void* out, std::uint64_t bytes) {
-      const auto o = reinterpret_cast<std::uintptr_t>(out), in = reinterpret_cast<std::uintptr_t>(ex.input);
-      return !out || o + bytes <= in || in + shard <= o;
-    };
-    const bool disjoint = add ? apart(ex.output, n * ex.count * e)
-                              : apart(ex.output, n * s.m * s.n * e) && apart(ex.gather_out, n * s.m * s.k * e);
-    if (shard) ex.symmetric_input = common_symmetric(ex, disjoint ? ex.input : nullptr, shard);
-    ex.input_apart = shard && disjoint;
+  comm::CallScope scope(comm::Access::board(*ex.comm), ex.sig,
+                        ex.resolved ? comm::State::Running : comm::State::Agreeing, call_of(kind));
+  // NOTE [fused operators]: shards read in place, unless this rank writes over its own
+  const std::uint64_t e = size_of(ex.dtype), n = static_cast<std::uint64_t>(ex.comm->size());
+  const bool add = kind == Kind::AllGatherAdd;
+  const bool shards = add || (kind == Kind::AllGatherMatmul && ex.moves == Moves::Shards);
+  const std::uint64_t shard = !shards ? 0 : add ? ex.count * e : ex.shape.m * ex.shape.k * e;
+  auto apart = [&](const void* out, std::uint64_t bytes) {
+    const auto o = reinterpret_cast<std::uintptr_t>(out), in = reinterpret_cast<std::uintptr_t>(ex.input);
+    return !out || o + bytes <= in || in + shard <= o;
+  };
+  const bool disjoint = add ? apart(ex.output, n * ex.count * e)
+                            : apart(ex.output, n * ex.shape.m * ex.shape.n * e) &&
+                                  apart(ex.gather_out, n * ex.shape.m * ex.shape.k * e);
+  ex.input_apart = shard && disjoint;  // at every run: a one-call plan's buffers change
+  if (!ex.resolved) {
+    // NOTE [first run]: a = the shard's symmetric name (0: staged)
+    const std::vector<Names> all = agree(ex, {symmetric_name(ex, disjoint ? ex.input : nullptr, shard), 0}, scope);
+    const bool same = std::all_of(all.begin(), all.end(), [&](const Names& x) { return x.a == all[0].a; });
+    ex.symmetric_input = same ? all[0].a : 0;
     ex.resolved = true;
   }
   // About what this rank copies into its window per call: its shard, or x2 and its x1 rows.
@@ -772,14 +845,19 @@ void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t wor
 std::uint64_t AllGatherAddGetWorkspaceSize(Comm& comm, const void* a, const void* b, void* c, std::uint64_t count,
                                            DataType dtype, Executor* executor) {
   return planning(executor, [&]() -> std::uint64_t {
-    Executor& ex = start_plan(executor, Kind::AllGatherAdd, comm, dtype);
+    Plan& ex = start_plan(executor, Kind::AllGatherAdd, comm, dtype);
     std::uint64_t bytes;
     if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(comm.size()) * size_of(dtype), &bytes))
       raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: %llu elements of %s per rank overflow 64 bits",
             static_cast<unsigned long long>(count), name_of(dtype));
     need(!count || (a && b && c), Kind::AllGatherAdd, count && !a ? "a is null" : count && !b ? "b is null" : "c is null");
-    if (count && comm.args().partitionBytes() < size_of(dtype))
-      raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: the communicator's window is too small for one element");
+    ex.rows = comm.args().partitionBytes() / size_of(dtype);  // elements per round
+    if (count && ex.rows == 0)
+      raise(ErrorCode::InvalidUsage, "tilecomm::ops::AllGatherAdd: the communicator's window "
+            "(CommOptions::window_bytes=%llu) cannot hold one element of %s; use a larger window",
+            static_cast<unsigned long long>(comm.args().windowBytes), name_of(dtype));
+    const std::uint64_t shard = count * size_of(dtype);
+    check_buffers(Kind::AllGatherAdd, {{c, bytes, "c"}}, {{a, shard, "a"}, {b, bytes, "b"}}, shard, "a");
     ex.input = a;
     ex.input2 = b;
     ex.output = c;

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "coll/algorithm.hpp"
+#include "comm/access.hpp"
 #include "comm/ops_plan.hpp"
 #include "core/copy.hpp"
 #include "core/error.hpp"
@@ -22,18 +23,25 @@ namespace tilecomm::ops {
 
 std::size_t size_of(DataType t) {
   switch (t) {
-    case DataType::Int8: return 1;
-    case DataType::Int16: case DataType::Fp16: case DataType::Bf16: return 2;
-    case DataType::Int32: case DataType::Fp32: return 4;
-    case DataType::Int64: case DataType::Fp64: return 8;
+    case DataType::Int8: case DataType::Uint8: return 1;
+    case DataType::Int16: case DataType::Uint16: case DataType::Fp16: case DataType::Bf16: return 2;
+    case DataType::Int32: case DataType::Uint32: case DataType::Fp32: return 4;
+    case DataType::Int64: case DataType::Uint64: case DataType::Fp64: return 8;
   }
   return 0;
 }
 
 const char* name_of(DataType t) {
-  static const char* const names[] = {"int8", "int16", "int32", "int64", "fp16", "bf16", "fp32", "fp64"};
+  static const char* const names[] = {"int8", "int16", "int32", "int64", "fp16",   "bf16",
+                                      "fp32", "fp64",  "uint8", "uint16", "uint32", "uint64"};
   const auto i = static_cast<unsigned>(t);
-  return i < 8 ? names[i] : "(invalid type)";
+  return i < 12 ? names[i] : "(invalid type)";
+}
+
+const char* name_of(ReduceOp op) {
+  static const char* const names[] = {"sum", "prod", "max", "min", "avg"};
+  const auto i = static_cast<unsigned>(op);
+  return i < 5 ? names[i] : "(invalid operation)";
 }
 
 const char* name_of(Moves m) {
@@ -76,6 +84,25 @@ std::uint16_t float_to_fp16(float f) {
 }
 
 
+// ---- the executor ---------------------------------------------------------------------
+
+Executor::Executor() = default;
+Executor::~Executor() = default;
+Executor::Executor(Executor&&) noexcept = default;
+Executor& Executor::operator=(Executor&&) noexcept = default;
+Executor::Plan& Executor::reset() {
+  plan_ = std::make_unique<Plan>();
+  return *plan_;
+}
+Executor::Kind Executor::kind() const { return plan_ ? plan_->kind : Kind::None; }
+DataType Executor::dtype() const { return plan_ ? plan_->dtype : DataType::Int8; }
+int Executor::root() const { return plan_ ? plan_->root : 0; }
+std::uint64_t Executor::workspace() const { return plan_ ? plan_->workspace : 0; }
+Moves Executor::moves() const { return plan_ ? plan_->moves : Moves::Auto; }
+int Executor::tiles() const { return plan_ ? plan_->tiles : 0; }
+bool Executor::reads_in_place() const { return plan_ && plan_->symmetric_input != 0; }
+bool Executor::one_call() const { return plan_ && plan_->prepared != nullptr; }
+
 const char* call_of(Executor::Kind k) {
   using K = Executor::Kind;
   switch (k) {
@@ -95,20 +122,124 @@ const char* call_of(Executor::Kind k) {
   return "tilecomm::ops";
 }
 
-Executor& checked(Executor* ex, Executor::Kind kind, std::uint64_t workspace_size) {
+Plan& checked(Executor* executor, Kind kind, std::uint64_t workspace_size) {
+  Plan* ex = executor ? executor->plan() : nullptr;
   if (!ex || ex->kind != kind)
     raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call_of(kind),
           call_of(kind));
+  // NOTE [bound plans]; Access::serial throws for a destroyed or moved-from communicator.
+  if (comm::Access::serial(*ex->comm) != ex->serial)
+    raise(ErrorCode::InvalidUsage, "%s: the communicator this plan was made for was replaced since (another "
+          "communicator now lives at %p); plan again with %sGetWorkspaceSize", call_of(kind),
+          static_cast<void*>(ex->comm), call_of(kind));
   if (workspace_size < ex->workspace)
     raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call_of(kind),
           static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(ex->workspace));
+  if (const auto& extras = comm::Access::extras(*ex->comm)) extras->settle();  // NOTE [non-blocking calls]
+  if (comm::Access::board(*ex->comm).state() == comm::State::Failed)
+    raise(ErrorCode::Remote, "%s: an earlier call on this communicator failed on this rank, so its ranks may be "
+          "anywhere now; destroy the communicator (that does not wait for the others) and create a new one",
+          call_of(kind));
   return *ex;
 }
 
-void check_type(DataType dtype, Executor::Kind kind) {
-  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Fp64))
-    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..fp64", call_of(kind),
-          static_cast<unsigned>(dtype));
+void check_range(const void* p, std::uint64_t bytes, const char* what, Kind kind) {
+  std::uint64_t end;
+  if (p && __builtin_add_overflow(reinterpret_cast<std::uint64_t>(p), bytes, &end))
+    raise(ErrorCode::InvalidUsage, "%s: %s [%p, +%llu bytes) runs past the end of the address space; check the "
+          "count and the shape", call_of(kind), what, p, static_cast<unsigned long long>(bytes));
+}
+
+void check_type(DataType dtype, Kind kind) {
+  if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DataType::Uint64))
+    raise(ErrorCode::InvalidUsage, "%s: data type %u is not one of int8..int64, uint8..uint64, fp16, bf16, fp32, "
+          "fp64", call_of(kind), static_cast<unsigned>(dtype));
+}
+
+void check_op(ReduceOp op, Kind kind) {
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(ReduceOp::Avg))
+    raise(ErrorCode::InvalidUsage, "%s: reduce operation %u is not one of sum, prod, max, min, avg", call_of(kind),
+          static_cast<unsigned>(op));
+}
+
+// ---- what the ranks agree on (NOTE [first run]) ----------------------------------------
+
+void sign(Plan& ex) {
+  comm::Signature& g = ex.sig;
+  g = {};
+  g.kind = static_cast<std::uint8_t>(ex.kind);
+  g.dtype = static_cast<std::uint8_t>(ex.dtype);
+  g.op = static_cast<std::uint8_t>(ex.op);
+  g.moves = static_cast<std::uint8_t>(ex.moves);
+  g.flags = (ex.bias ? comm::Signature::kHasBias : 0) | (ex.gather_out ? comm::Signature::kHasGatherOut : 0);
+  g.root = ex.root;
+  g.tiles = ex.tiles;
+  g.count = ex.kind >= Kind::AllGatherMatmul ? ex.shape.m : ex.count;
+  g.k = ex.shape.k;
+  g.n = ex.shape.n;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the count matrix
+  for (std::uint64_t c : ex.counts)
+    for (int i = 0; i < 8; ++i) h = (h ^ ((c >> (8 * i)) & 0xff)) * 1099511628211ull;
+  g.matrix = ex.counts.empty() ? 0 : h;
+}
+
+}  // namespace tilecomm::ops
+
+namespace tilecomm::comm {
+
+std::string describe(const Signature& g) {
+  using namespace ops;
+  const auto kind = static_cast<Kind>(g.kind);
+  const char* name = call_of(kind) + std::strlen("tilecomm::ops::");
+  const char* type = name_of(static_cast<DataType>(g.dtype));
+  const char* op = name_of(static_cast<ReduceOp>(g.op));
+  const auto count = static_cast<unsigned long long>(g.count);
+  switch (kind) {
+    case Kind::None: return "no call";
+    case Kind::AllGather: case Kind::AllToAll: case Kind::AllGatherAdd:
+      return strprintf("%s(count=%llu, %s)", name, count, type);
+    case Kind::ReduceScatter: case Kind::AllReduce: return strprintf("%s(count=%llu, %s, %s)", name, count, type, op);
+    case Kind::Reduce: return strprintf("%s(count=%llu, %s, %s, root=%d)", name, count, type, op, g.root);
+    case Kind::Broadcast: return strprintf("%s(count=%llu, %s, root=%d)", name, count, type, g.root);
+    case Kind::AllToAllV:
+      return strprintf("%s(%s, count matrix %016llx)", name, type, static_cast<unsigned long long>(g.matrix));
+    default:
+      return strprintf("%s(m=%llu, k=%llu, n=%llu, %s, %s, %d tiles%s%s)", name, count,
+                       static_cast<unsigned long long>(g.k), static_cast<unsigned long long>(g.n), type,
+                       name_of(static_cast<Moves>(g.moves)), g.tiles, g.flags & Signature::kHasBias ? ", bias" : "",
+                       g.flags & Signature::kHasGatherOut ? ", gather_out" : "");
+  }
+}
+
+}  // namespace tilecomm::comm
+
+namespace tilecomm::ops {
+
+std::vector<Names> agree(const Plan& ex, Names mine, comm::CallScope& scope) {
+  struct Record {
+    comm::Signature sig;
+    Names names;
+  };
+  static_assert(sizeof(Record) == 64, "coll::exchange moves 64 bytes per member");
+  const int n = ex.comm->size();
+  const Record me{ex.sig, mine};
+  std::vector<Record> all(n);
+  coll::exchange(ex.comm->team(), &me, sizeof me, all.data(), call_of(ex.kind));
+  std::string differ;
+  for (int r = 1; r < n; ++r)
+    if (!(all[r].sig == all[0].sig)) differ += strprintf("; rank %d: %s", r, comm::describe(all[r].sig).c_str());
+  if (!differ.empty()) {
+    scope.agreed();  // every rank saw the same records: the communicator stays usable
+    raise(ErrorCode::InvalidUsage, "%s: the ranks made different calls as call #%llu of the communicator: rank 0: "
+          "%s%s; every rank must make the same operator calls in the same order with the same arguments (count, "
+          "type, operation, root, shapes, bias and gather_out given or not, MatmulOptions)", call_of(ex.kind),
+          static_cast<unsigned long long>(comm::Access::board(*ex.comm).calls()), comm::describe(all[0].sig).c_str(),
+          differ.c_str());
+  }
+  std::vector<Names> names(n);
+  for (int r = 0; r < n; ++r) names[r] = all[r].names;
+  scope.agreeing_done();
+  return names;
 }
 
 // NOTE [staging stores] The peers read a staged copy next, so its stores
@@ -118,18 +249,17 @@ void stage(void* window, const void* src, std::size_t bytes, bool streaming) {
   coll::copy(window, src, bytes, streaming);
 }
 
-std::uint64_t common_symmetric(const Executor& ex, const void* p, std::uint64_t bytes) {
+std::uint64_t symmetric_name(const Plan& ex, const void* p, std::uint64_t bytes) {
+  if (!bytes || !p || ex.staged_only) return 0;
   const transport::ShmTransport& shm = shmem::g_runtime->shm();
   tilecomm_team* team = ex.comm->team();
-  std::uint64_t mine = bytes ? shm.symmetric_id(p, bytes) : 0;
+  std::uint64_t mine = shm.symmetric_id(p, bytes);
   for (int r = 0; mine && r < team->size; ++r)
     if (!shm.translate(p, bytes, team->world(r))) mine = 0;  // a rank whose copy is not mapped here
-  std::vector<std::uint64_t> all(team->size);
-  coll::exchange(team, &mine, sizeof mine, all.data(), call_of(ex.kind));
-  return std::all_of(all.begin(), all.end(), [&](std::uint64_t id) { return id == all[0]; }) ? all[0] : 0;
+  return mine;
 }
 
-const std::uint8_t* rank_copy(const Executor& ex, std::uint64_t id, int r) {
+const std::uint8_t* rank_copy(const Plan& ex, std::uint64_t id, int r) {
   const transport::ShmTransport& shm = shmem::g_runtime->shm();
   return reinterpret_cast<const std::uint8_t*>(shm.translate(shm.symmetric_address(id), ex.comm->team()->world(r)));
 }
@@ -139,9 +269,9 @@ namespace {
 using Kind = Executor::Kind;
 
 bool reduces(Kind k) { return k == Kind::AllReduce || k == Kind::Reduce || k == Kind::ReduceScatter; }
-bool half_reduce(const Executor& ex) { return reduces(ex.kind) && is_half(ex.dtype); }
+bool half_reduce(const Plan& ex) { return reduces(ex.kind) && is_half(ex.dtype); }
 // Bytes of an element in the window: half-precision reductions travel as fp32.
-std::size_t wire_size(const Executor& ex) { return half_reduce(ex) ? 4 : size_of(ex.dtype); }
+std::size_t wire_size(const Plan& ex) { return half_reduce(ex) ? 4 : size_of(ex.dtype); }
 
 coll::DType coll_type(DataType t) {
   switch (t) {
@@ -149,6 +279,10 @@ coll::DType coll_type(DataType t) {
     case DataType::Int16: return coll::DType::Int16;
     case DataType::Int32: return coll::DType::Int32;
     case DataType::Int64: return coll::DType::Int64;
+    case DataType::Uint8: return coll::DType::UInt8;
+    case DataType::Uint16: return coll::DType::UInt16;
+    case DataType::Uint32: return coll::DType::UInt32;
+    case DataType::Uint64: return coll::DType::UInt64;
     case DataType::Fp16: case DataType::Bf16: case DataType::Fp32: return coll::DType::Float;
     case DataType::Fp64: return coll::DType::Double;
   }
@@ -157,7 +291,7 @@ coll::DType coll_type(DataType t) {
 
 coll::Op coll_op(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return coll::Op::Sum;
+    case ReduceOp::Sum: case ReduceOp::Avg: return coll::Op::Sum;  // Avg: then divided (divide())
     case ReduceOp::Prod: return coll::Op::Prod;
     case ReduceOp::Max: return coll::Op::Max;
     case ReduceOp::Min: return coll::Op::Min;
@@ -166,18 +300,48 @@ coll::Op coll_op(ReduceOp op) {
 }
 
 // n elements of the caller's type into the window's, and back.
-void to_wire(const Executor& ex, void* dst, const void* src, std::size_t n, bool streaming) {
+void to_wire(const Plan& ex, void* dst, const void* src, std::size_t n, bool streaming) {
   if (!half_reduce(ex)) return stage(dst, src, n * size_of(ex.dtype), streaming);
   const auto* s = static_cast<const std::uint16_t*>(src);
   auto* d = static_cast<float*>(dst);
   for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? fp16_to_float(s[i]) : bf16_to_float(s[i]);
 }
 
-void from_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
+void from_wire(const Plan& ex, void* dst, const void* src, std::size_t n) {
   if (!half_reduce(ex)) return copy_bytes(dst, src, n * size_of(ex.dtype));
   const auto* s = static_cast<const float*>(src);
   auto* d = static_cast<std::uint16_t*>(dst);
-  for (std::size_t i = 0; i < n; ++i) d[i] = ex.dtype == DataType::Fp16 ? float_to_fp16(s[i]) : float_to_bf16(s[i]);
+  const float by = static_cast<float>(ex.comm->size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = ex.op == ReduceOp::Avg ? s[i] / by : s[i];
+    d[i] = ex.dtype == DataType::Fp16 ? float_to_fp16(v) : float_to_bf16(v);
+  }
+}
+
+// Avg (but half precision, which from_wire divides): the sums in the output, divided by size().
+template <class T>
+void divide_typed(void* p, std::uint64_t n, int by) {
+  auto* x = static_cast<T*>(p);
+  for (std::uint64_t i = 0; i < n; ++i) x[i] = static_cast<T>(x[i] / static_cast<T>(by));
+}
+
+void divide(const Plan& ex, const CommArgs& a) {
+  if (ex.op != ReduceOp::Avg || !reduces(ex.kind) || is_half(ex.dtype) || !ex.count) return;
+  if (ex.kind == Kind::Reduce && a.rank != ex.root) return;
+  const int n = a.rankSize;
+  switch (ex.dtype) {
+    case DataType::Int8: return divide_typed<std::int8_t>(ex.output, ex.count, n);
+    case DataType::Int16: return divide_typed<std::int16_t>(ex.output, ex.count, n);
+    case DataType::Int32: return divide_typed<std::int32_t>(ex.output, ex.count, n);
+    case DataType::Int64: return divide_typed<std::int64_t>(ex.output, ex.count, n);
+    case DataType::Uint8: return divide_typed<std::uint8_t>(ex.output, ex.count, n);
+    case DataType::Uint16: return divide_typed<std::uint16_t>(ex.output, ex.count, n);
+    case DataType::Uint32: return divide_typed<std::uint32_t>(ex.output, ex.count, n);
+    case DataType::Uint64: return divide_typed<std::uint64_t>(ex.output, ex.count, n);
+    case DataType::Fp32: return divide_typed<float>(ex.output, ex.count, n);
+    case DataType::Fp64: return divide_typed<double>(ex.output, ex.count, n);
+    default: return;
+  }
 }
 
 // Whether an AllReduce's rounds reduce the staged input straight into the
@@ -186,13 +350,13 @@ void from_wire(const Executor& ex, void* dst, const void* src, std::size_t n) {
 // copy out. Not where the input is read in place, which must stay as it is,
 // nor for half precision, whose fp32 result is converted back. Only known
 // once the plan is resolved (NOTE [inputs in place]).
-bool reduces_into_output(const Executor& ex) {
+bool reduces_into_output(const Plan& ex) {
   return ex.kind == Kind::AllReduce && ex.resolved && !ex.symmetric_input && !half_reduce(ex);
 }
 
 // Elements per rank (per peer for AllToAll) that one round moves: the
 // window holds the staged input and, where needed, the result.
-std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
+std::uint64_t per_round(const Plan& ex, const CommArgs& a) {
   const std::uint64_t n = static_cast<std::uint64_t>(a.rankSize), e = wire_size(ex);
   const std::uint64_t usable = a.windowBytes - kAlign;  // the result area starts on a line
   switch (ex.kind) {
@@ -204,13 +368,17 @@ std::uint64_t per_round(const Executor& ex, const CommArgs& a) {
   }
 }
 
-void check_aliasing(const Executor& ex, const CommArgs& a);
+void check_aliasing(const Plan& ex, const CommArgs& a);
 
-std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
-                   DataType dtype) {
+std::uint64_t input_bytes(const Plan& ex, const CommArgs& a, int r);
+std::uint64_t output_bytes(const Plan& ex, const CommArgs& a, int r);
+
+// Plans a collective operator; `counts`: AllToAllV's matrix, checked by its planner.
+std::uint64_t plan(Executor* executor, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
+                   DataType dtype, ReduceOp op = ReduceOp::Sum, int root = 0, const std::uint64_t* counts = nullptr) {
   const char* call = call_of(kind);
-  if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
-  *ex = Executor{};  // unplanned until every check passed: a failed plan cannot be run
+  if (!executor) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
+  executor->reset();  // unplanned until every check passed: a failed plan cannot be run
   check_type(dtype, kind);
   const CommArgs& a = comm.args();  // throws for a destroyed communicator
   const bool blocked = kind == Kind::AllGather || kind == Kind::AllToAll || kind == Kind::ReduceScatter ||
@@ -224,24 +392,31 @@ std::uint64_t plan(Executor* ex, Kind kind, Comm& comm, const void* input, void*
   if (count && ((output_needed && !output) || (input_needed && !input)))
     raise(ErrorCode::InvalidUsage, "%s: %s is null for a call of %llu elements", call,
           output_needed && !output ? "output" : "input", static_cast<unsigned long long>(count));
-  Executor planned;
+  Plan planned;
   planned.kind = kind;
   planned.comm = &comm;
+  planned.serial = comm::Access::serial(comm);
   planned.input = input;
   planned.output = output;
   planned.count = count;
   planned.dtype = dtype;
+  planned.op = op;
+  planned.root = root;
+  if (counts) planned.counts.assign(counts, counts + std::size_t(a.rankSize) * a.rankSize);
   if (count && per_round(planned, a) == 0)
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
           "element of %s per rank for this operator; use a larger window", call,
           static_cast<unsigned long long>(a.windowBytes), name_of(dtype));
+  check_range(input, input_bytes(planned, a, a.rank), "input", kind);
+  check_range(output, output_bytes(planned, a, a.rank), "output", kind);
   if (kind != Kind::AllToAllV) check_aliasing(planned, a);  // AllToAllV's planner checks its own
-  *ex = std::move(planned);
-  return ex->workspace;  // the collective operators work in the windows
+  sign(planned);
+  executor->reset() = std::move(planned);
+  return 0;  // the collective operators work in the windows
 }
 
 // The library call of one round.
-coll::Args args_for(const Executor& ex, coll::Kind kind, const coll::Region& region, const void* src, void* dst,
+coll::Args args_for(const Plan& ex, coll::Kind kind, const coll::Region& region, const void* src, void* dst,
                     std::uint64_t count, bool dest_private) {
   coll::Args a;
   a.kind = kind;
@@ -259,7 +434,7 @@ coll::Args args_for(const Executor& ex, coll::Kind kind, const coll::Region& reg
 }
 
 // Bytes of rank r's input a call reads.
-std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
+std::uint64_t input_bytes(const Plan& ex, const CommArgs& a, int r) {
   const std::uint64_t e = size_of(ex.dtype), n = a.rankSize;
   switch (ex.kind) {
     case Kind::AllGather: case Kind::AllReduce: case Kind::Reduce: return ex.count * e;
@@ -293,7 +468,7 @@ std::uint64_t input_bytes(const Executor& ex, const CommArgs& a, int r) {
 // symmetric object, apart from the input or (a broadcast, an all-reduce)
 // equal to it; any other mix stages, as the library would refuse the call
 // on some rank.
-std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
+std::uint64_t output_bytes(const Plan& ex, const CommArgs& a, int r) {
   const std::uint64_t e = size_of(ex.dtype), n = a.rankSize;
   switch (ex.kind) {
     case Kind::AllGather: case Kind::AllToAll: return n * ex.count * e;
@@ -306,8 +481,6 @@ std::uint64_t output_bytes(const Executor& ex, const CommArgs& a, int r) {
   }
 }
 
-// Whether ranges [x, x + xb) and [y, y + yb) share a byte.
-bool overlap(std::uint64_t x, std::uint64_t xb, std::uint64_t y, std::uint64_t yb) { return x < y + yb && y < x + xb; }
 
 // NOTE [aliased buffers] An output that shares bytes with its rank's input
 // is accepted only in the layouts every round of a call keeps right: the
@@ -316,7 +489,7 @@ bool overlap(std::uint64_t x, std::uint64_t xb, std::uint64_t y, std::uint64_t y
 // count) or of the input (ReduceScatter: output == input + rank * count).
 // Any other overlap would have a round overwrite input a later round still
 // reads, so the planner refuses it.
-void check_aliasing(const Executor& ex, const CommArgs& a) {
+void check_aliasing(const Plan& ex, const CommArgs& a) {
   const bool rooted = ex.kind == Kind::Reduce || ex.kind == Kind::Broadcast;
   if (!ex.count || (rooted && a.rank != ex.root)) return;  // a non-root's buffer of these is not both read and written
   const auto in = reinterpret_cast<std::uint64_t>(ex.input), out = reinterpret_cast<std::uint64_t>(ex.output);
@@ -342,7 +515,7 @@ void check_aliasing(const Executor& ex, const CommArgs& a) {
 
 // The library kind that serves ex in one call straight into its output, or
 // nullopt where the result goes through the window.
-std::optional<coll::Kind> in_place_kind(const Executor& ex, bool private_outputs) {
+std::optional<coll::Kind> in_place_kind(const Plan& ex, bool private_outputs) {
   switch (ex.kind) {
     case Kind::AllGather: return coll::Kind::Fcollect;
     case Kind::ReduceScatter: return coll::Kind::ReduceScatter;
@@ -365,34 +538,32 @@ std::optional<coll::Kind> in_place_kind(const Executor& ex, bool private_outputs
 // one round of the window and has the library write the result straight
 // into the output. The staging of the latter is one copy of this rank's
 // whole input to the window's start, as every one-round layout keeps the
-// input's order. The communicator names its windows and team at each run;
-// a plan kept for a window of another size is not used.
+// input's order. The communicator names its windows and team at each run,
+// and the plan its output (which a one-call plan changes).
 struct PreparedCall {
   std::vector<std::uint64_t> counts;  // AllToAllV's matrix, which args.counts names
   coll::Args args;                    // its region, and a window source, are named at each run
   bool source_in_window = false;      // the call reads this rank's window, where `staged` bytes go first
   std::uint64_t staged = 0;
-  std::uint64_t window_bytes = 0;     // the window size the plan was made for
 };
 
 namespace {
 
-void resolve(Executor& ex, const CommArgs& a) {
+// The first run (NOTE [first run]): the ranks agree on the call and name
+// their buffers; a = the input's symmetric name, b = the output's.
+void resolve(Plan& ex, const CommArgs& a, comm::CallScope& scope) {
   const std::uint64_t in_bytes = input_bytes(ex, a, a.rank), out_bytes = output_bytes(ex, a, a.rank);
   const transport::ShmTransport& shm = shmem::g_runtime->shm();
-  struct Names {
-    std::uint64_t input, output;
-  } mine{half_reduce(ex) || !in_bytes ? 0 : shm.symmetric_id(ex.input, in_bytes),
-         out_bytes ? shm.symmetric_id(ex.output, out_bytes) : 0};
-  std::vector<Names> all(a.rankSize);
-  coll::exchange(ex.comm->team(), &mine, sizeof mine, all.data(), call_of(ex.kind));
+  const std::vector<Names> all = agree(
+      ex, {half_reduce(ex) ? 0 : symmetric_name(ex, ex.input, in_bytes), symmetric_name(ex, ex.output, out_bytes)},
+      scope);
   ex.resolved = true;
   auto same = [&](auto field) {
     return std::all_of(all.begin(), all.end(), [&](const Names& x) { return x.*field == all[0].*field; });
   };
-  const std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].input : same(&Names::input) ? all[0].input : 0;
-  const std::uint64_t output = same(&Names::output) ? all[0].output : 0;
-  const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.output == 0; });
+  const std::uint64_t input = ex.kind == Kind::Broadcast ? all[ex.root].a : same(&Names::a) ? all[0].a : 0;
+  const std::uint64_t output = same(&Names::b) ? all[0].b : 0;
+  const bool private_outputs = std::all_of(all.begin(), all.end(), [](const Names& x) { return x.b == 0; });
   if (!input) return;
   ex.symmetric_input = input;
   const bool through_window = ex.kind == Kind::Reduce || ex.kind == Kind::AllReduce;  // unless called in place
@@ -416,13 +587,12 @@ void resolve(Executor& ex, const CommArgs& a) {
   call->args = args_for(ex, *kind, region, shm.symmetric_address(input), ex.output, ex.count, private_outputs);
   call->args.region = nullptr;  // named at each run
   call->args.counts = call->counts.empty() ? nullptr : call->counts.data();
-  call->window_bytes = a.windowBytes;
   ex.prepared = std::move(call);
 }
 
 // Where a round's result lands when it does not go straight into the
 // output: in the window after the staged input, copied out after the call.
-std::uint8_t* window_result(const Executor& ex, const CommArgs& a, std::uint64_t c, bool one_round) {
+std::uint8_t* window_result(const Plan& ex, const CommArgs& a, std::uint64_t c, bool one_round) {
   std::uint8_t* const win = a.peerMems[a.rank];
   const std::uint64_t n = a.rankSize, e = size_of(ex.dtype), we = wire_size(ex);
   switch (ex.kind) {
@@ -437,7 +607,7 @@ std::uint8_t* window_result(const Executor& ex, const CommArgs& a, std::uint64_t
 // The library call of the round of elements [at, at + len): from the
 // window (or `symmetric`, the input read in place) into the output, or
 // into `result` in the window.
-coll::Args round_args(const Executor& ex, const CommArgs& a, const coll::Region& region,
+coll::Args round_args(const Plan& ex, const CommArgs& a, const coll::Region& region,
                       const std::uint8_t* symmetric, std::uint64_t at, std::uint64_t len, std::uint8_t* result) {
   std::uint8_t* const win = a.peerMems[a.rank];
   auto* out = static_cast<std::uint8_t*>(ex.output);
@@ -461,7 +631,7 @@ coll::Args round_args(const Executor& ex, const CommArgs& a, const coll::Region&
 }
 
 // Rounds through the window; `symmetric`: the input, read in place (or null).
-void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric, bool streaming) {
+void run(Plan& ex, const CommArgs& a, const std::uint8_t* symmetric, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t count = ex.count, c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype), we = wire_size(ex);
@@ -503,7 +673,7 @@ void run(Executor& ex, const CommArgs& a, const std::uint8_t* symmetric, bool st
 // After resolve: keeps the one library call of a plan that stages its
 // input for one round and has its result written into the output (NOTE
 // [prepared calls]).
-void prepare_staged(Executor& ex, const CommArgs& a) {
+void prepare_staged(Plan& ex, const CommArgs& a) {
   if (ex.prepared || ex.symmetric_input || half_reduce(ex) || ex.kind == Kind::AllToAllV) return;
   const std::uint64_t c = per_round(ex, a);
   if (ex.count > c || window_result(ex, a, c, true)) return;
@@ -513,15 +683,15 @@ void prepare_staged(Executor& ex, const CommArgs& a) {
   call->args.region = nullptr;  // named at each run, with the source
   call->source_in_window = true;
   call->staged = input_bytes(ex, a, a.rank);
-  call->window_bytes = a.windowBytes;
   ex.prepared = std::move(call);
 }
 
-void run_prepared(const Executor& ex, const CommArgs& a) {
+void run_prepared(const Plan& ex, const CommArgs& a) {
   const PreparedCall& p = *ex.prepared;
   const coll::Region region{a.peerMems, a.windowBytes};
   coll::Args args = p.args;
   args.region = &region;
+  args.dest = ex.output;
   tilecomm_team* team = ex.comm->team();
   if (!p.source_in_window) {
     coll::run(team, args);
@@ -537,7 +707,7 @@ void run_prepared(const Executor& ex, const CommArgs& a) {
 
 // AllToAllV in rounds: round `at` moves elements [at, at + c) of every
 // block, so each round is an alltoallv of the clipped matrix.
-void run_v(Executor& ex, const CommArgs& a, bool streaming) {
+void run_v(Plan& ex, const CommArgs& a, bool streaming) {
   const int n = a.rankSize, me = a.rank;
   const std::uint64_t c = per_round(ex, a);
   const std::size_t e = size_of(ex.dtype);
@@ -576,18 +746,22 @@ void run_v(Executor& ex, const CommArgs& a, bool streaming) {
 
 // A planned call: its prepared library call once it has one (NOTE
 // [prepared calls]), else rounds through the window.
-void execute(Executor& ex) {
-  const CommArgs& a = ex.comm->args();  // throws for a destroyed communicator
-  if (ex.prepared && ex.prepared->window_bytes == a.windowBytes) return run_prepared(ex, a);
+void execute(Plan& ex) {
+  const CommArgs& a = ex.comm->args();
+  comm::CallScope scope(comm::Access::board(*ex.comm), ex.sig,
+                        ex.resolved ? comm::State::Running : comm::State::Agreeing, call_of(ex.kind));
   const bool empty = ex.kind == Kind::AllToAllV ? std::all_of(ex.counts.begin(), ex.counts.end(),
                                                               [](std::uint64_t c) { return c == 0; })
                                                 : ex.count == 0;
-  if (empty) return;
   if (!ex.resolved) {
-    resolve(ex, a);
-    prepare_staged(ex, a);
-    if (ex.prepared) return run_prepared(ex, a);
+    resolve(ex, a, scope);
+    if (!empty) prepare_staged(ex, a);
   }
+  if (ex.prepared) {
+    run_prepared(ex, a);
+    return divide(ex, a);
+  }
+  if (empty) return;
   // What this rank copies into its window: nothing where the input is read
   // in place, or converted (half precision) rather than copied.
   const std::uint64_t staged = ex.symmetric_input || half_reduce(ex) ? 0 : input_bytes(ex, a, a.rank);
@@ -601,6 +775,7 @@ void execute(Executor& ex) {
         stores.streaming());
   }
   stores.done();
+  divide(ex, a);
 }
 
 }  // namespace
@@ -613,12 +788,6 @@ void AllGather(void*, std::uint64_t workspace_size, Executor* ex) {
   execute(checked(ex, Kind::AllGather, workspace_size));
 }
 
-void check_op(ReduceOp op, Kind kind) {
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(ReduceOp::Min))
-    raise(ErrorCode::InvalidUsage, "%s: reduce operation %u is not one of sum, prod, max, min", call_of(kind),
-          static_cast<unsigned>(op));
-}
-
 void check_root(int root, const Comm& comm, Kind kind) {
   if (root < 0 || root >= comm.size())
     raise(ErrorCode::InvalidUsage, "%s: root %d is not a rank of the communicator (0..%d)", call_of(kind), root,
@@ -626,11 +795,9 @@ void check_root(int root, const Comm& comm, Kind kind) {
 }
 
 std::uint64_t plan_reduce(Executor* ex, Kind kind, Comm& comm, const void* input, void* output, std::uint64_t count,
-                          DataType dtype, ReduceOp op) {
+                          DataType dtype, ReduceOp op, int root = 0) {
   check_op(op, kind);
-  const std::uint64_t ws = plan(ex, kind, comm, input, output, count, dtype);
-  ex->op = op;
-  return ws;
+  return plan(ex, kind, comm, input, output, count, dtype, op, root);
 }
 
 std::uint64_t ReduceScatterGetWorkspaceSize(Comm& comm, const void* input, void* output, std::uint64_t count,
@@ -646,9 +813,7 @@ std::uint64_t ReduceGetWorkspaceSize(Comm& comm, const void* input, void* output
   check_root(root, comm, Kind::Reduce);
   if (count && comm.rank() == root && !output)
     raise(ErrorCode::InvalidUsage, "tilecomm::ops::Reduce: the root's output is null");
-  const std::uint64_t ws = plan_reduce(ex, Kind::Reduce, comm, input, output, count, dtype, op);
-  ex->root = root;
-  return ws;
+  return plan_reduce(ex, Kind::Reduce, comm, input, output, count, dtype, op, root);
 }
 void Reduce(void*, std::uint64_t workspace_size, Executor* ex) { execute(checked(ex, Kind::Reduce, workspace_size)); }
 
@@ -665,9 +830,7 @@ std::uint64_t BroadcastGetWorkspaceSize(Comm& comm, const void* input, void* out
   check_root(root, comm, Kind::Broadcast);
   if (count && comm.rank() == root && !input)
     raise(ErrorCode::InvalidUsage, "tilecomm::ops::Broadcast: the root's input is null");
-  const std::uint64_t ws = plan(ex, Kind::Broadcast, comm, input, output, count, dtype);
-  ex->root = root;
-  return ws;
+  return plan(ex, Kind::Broadcast, comm, input, output, count, dtype, ReduceOp::Sum, root);
 }
 void Broadcast(void*, std::uint64_t workspace_size, Executor* ex) {
   execute(checked(ex, Kind::Broadcast, workspace_size));
@@ -685,7 +848,7 @@ std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* out
                                         DataType dtype, Executor* ex) {
   const char* call = call_of(Kind::AllToAllV);
   if (!ex) raise(ErrorCode::InvalidUsage, "%sGetWorkspaceSize: the executor pointer is null", call);
-  *ex = Executor{};  // unplanned until every check passed
+  ex->reset();  // unplanned until every check passed
   check_type(dtype, Kind::AllToAllV);
   if (!counts) raise(ErrorCode::InvalidUsage, "%s: the send-count matrix is null", call);
   const int n = comm.size(), me = comm.rank();
@@ -717,16 +880,14 @@ std::uint64_t AllToAllVGetWorkspaceSize(Comm& comm, const void* input, void* out
     raise(ErrorCode::InvalidUsage, "%s: input [%p, +%llu bytes) and output [%p, +%llu bytes) overlap; an all-to-all-v "
           "needs disjoint buffers", call, input, static_cast<unsigned long long>(sent * e), output,
           static_cast<unsigned long long>(received * e));
-  Executor probe;
+  Plan probe;
   probe.kind = Kind::AllToAllV;
   probe.dtype = dtype;
   if (longest && per_round(probe, comm.args()) == 0)
     raise(ErrorCode::InvalidUsage, "%s: the communicator's window (CommOptions::window_bytes=%llu) cannot hold one "
           "element of %s per rank pair; use a larger window", call,
           static_cast<unsigned long long>(comm.args().windowBytes), name_of(dtype));
-  const std::uint64_t ws = plan(ex, Kind::AllToAllV, comm, input, output, 0, dtype);
-  ex->counts.assign(counts, counts + std::size_t(n) * n);
-  return ws;
+  return plan(ex, Kind::AllToAllV, comm, input, output, 0, dtype, ReduceOp::Sum, 0, counts);
 }
 void AllToAllV(void*, std::uint64_t workspace_size, Executor* ex) {
   execute(checked(ex, Kind::AllToAllV, workspace_size));

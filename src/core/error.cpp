@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "core/wait.hpp"
 
 namespace tilecomm {
 
@@ -59,6 +60,12 @@ void fatal(const char* fmt, ...) {
 }
 
 void fatal_error(const char* context, const Error& e) {
+  // Inside a communicator's call (a WaitWatch is installed), the call reports
+  // its own errors: the error goes up to the caller, named by the call.
+  if (detail::t_watch) {
+    const std::string what = e.what();
+    throw Error(e.code(), what.rfind(context, 0) == 0 ? what : std::string(context) + ": " + what);
+  }
   fatal("%s: %s: %s", context, to_string(e.code()), e.what());
 }
 

@@ -7,7 +7,8 @@
 // polls it also looks at the job's failure state (set when a peer PE dies or
 // the job is aborted) and at the TILECOMM_TIMEOUT deadline, and returns
 // instead of hanging. With a transport that needs it (UCX), every poll also
-// progresses that transport.
+// progresses that transport. A thread inside a communicator's operator
+// also runs that call's WaitWatch, which may end the wait with an error.
 #pragma once
 
 #include <sched.h>
@@ -26,6 +27,19 @@ bool job_failed() noexcept;
 std::string job_failure();  // "PE 3 (pid 1234) was killed by signal 9", or ""
 void set_job_failed(const std::string& reason);
 
+/// A check that a thread runs while it waits, installed for the duration of
+/// a call (the communicator's operators: NOTE [call board] in
+/// src/comm/board.hpp). check() throws a tilecomm::Error to leave a wait
+/// that can never end (a peer in another call, or gone); `waited` is the
+/// seconds this wait has lasted.
+class WaitWatch {
+ public:
+  virtual void check(double waited) = 0;
+
+ protected:
+  ~WaitWatch() = default;
+};
+
 namespace detail {
 struct WaitParams {
   std::uint64_t spin = 2000;
@@ -37,6 +51,8 @@ extern std::atomic<bool> g_failed;
 /// Called on every poll when set: drives a transport whose data lands only
 /// while this process calls into it (UCX over TCP).
 extern std::atomic<void (*)()> g_progress;
+/// The calling thread's watch, or null (WaitWatch).
+extern thread_local WaitWatch* t_watch;
 double now_seconds() noexcept;
 
 inline void cpu_relax() noexcept {
@@ -70,7 +86,7 @@ template <class Done>
 WaitStatus wait_for(Done&& done) {
   if (done()) return WaitStatus::Done;
   const std::uint64_t spin = detail::g_wait.spin;
-  double deadline = 0;
+  double deadline = 0, started = 0;
   for (std::uint64_t i = 1;; ++i) {
     progress();
     if (done()) return WaitStatus::Done;
@@ -87,6 +103,12 @@ WaitStatus wait_for(Done&& done) {
       if ((i & 15) != 0) continue;
     }
     if (detail::g_failed.load(std::memory_order_relaxed)) return done() ? WaitStatus::Done : WaitStatus::PeerFailed;
+    if (WaitWatch* w = detail::t_watch) {
+      const double now = detail::now_seconds();
+      if (started == 0) started = now;
+      if (done()) return WaitStatus::Done;
+      w->check(now - started);
+    }
     if (detail::g_wait.timeout > 0) {
       double now = detail::now_seconds();
       if (deadline == 0) deadline = now + detail::g_wait.timeout;

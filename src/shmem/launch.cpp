@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 #include "bootstrap/launcher.hpp"
 #include "bootstrap/server.hpp"
@@ -160,9 +161,19 @@ int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* 
   return 0;
 }
 
+namespace {
+std::vector<void (*)()> g_finalize_hooks;  // guarded by g_init_mutex
+}  // namespace
+
+void at_finalize(void (*hook)()) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  g_finalize_hooks.push_back(hook);
+}
+
 void finalize() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_state.load() != static_cast<int>(State::Ready)) return;
+  for (auto hook : g_finalize_hooks) hook();
   Runtime& rt = *g_runtime;
   rt.quiet("shmem_finalize");
   transport::dma::Engine::instance().quiesce();  // its copies touch symmetric memory

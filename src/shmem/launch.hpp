@@ -14,6 +14,9 @@ namespace tilecomm::shmem {
 int initialize(int thread_level, const LaunchInfo* explicit_launch, const char* call);
 /// Collective end of the runtime; idempotent; also runs from atexit.
 void finalize();
+/// Registers a function that finalize() calls first (the communicators mark
+/// themselves left: NOTE [call board] in src/comm/board.hpp).
+void at_finalize(void (*hook)());
 /// A new unique ID: starts the rendezvous server in this process.
 std::string make_uniqueid();
 

@@ -372,6 +372,10 @@ int active_set_member(int start, int log_stride, int size, const char* call) {
 
 void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,
                  const std::string& seen) {
+  if (detail::t_watch)  // inside a communicator's call, which reports its own errors (fatal_error)
+    raise(st == WaitStatus::PeerFailed ? ErrorCode::Remote : ErrorCode::Timeout, "%s: waiting on %p for %s, saw %s: %s",
+          call, addr, expected.c_str(), seen.c_str(),
+          st == WaitStatus::PeerFailed ? job_failure().c_str() : "TILECOMM_TIMEOUT passed");
   if (st == WaitStatus::PeerFailed)
     fatal("%s: leaving the wait on %p (waiting for %s, saw %s) because the job failed: %s", call, addr,
           expected.c_str(), seen.c_str(), job_failure().c_str());

@@ -294,7 +294,7 @@ Buf run(Comm& comm, const Call& c, const Inputs& in, Buf* gathered = nullptr, in
     case Fused::MatmulReduceScatter: ops::MatmulReduceScatter(w.data(), ws, &ex); break;
     case Fused::MatmulAllReduce: ops::MatmulAllReduce(w.data(), ws, &ex); break;
   }
-  if (tiles) *tiles = ex.tiles;
+  if (tiles) *tiles = ex.tiles();
   return y;
 }
 
@@ -574,7 +574,7 @@ TEST(Fused, AllGatherMatmulMovesTheSmallerOperand) {
     ops::Executor ex;
     ops::AllGatherMatmulGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.gather ? g.data() : nullptr,
                                          k.s, c.t, &ex);
-    EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, n);
+    EXPECT_STREQ(name_of(ex.moves()), name_of(k.want)) << describe(c, n);
     EXPECT_TRUE(check(*k.comm, c, ++salt));
   }
   narrow.destroy();
@@ -609,7 +609,7 @@ TEST(Fused, ReducingMatmulsMoveTheSmallerOperand) {
         ops::MatmulReduceScatterGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.s, c.t, &ex);
       else
         ops::MatmulAllReduceGetWorkspaceSize(*k.comm, x1.data(), x2.data(), nullptr, y.data(), k.s, c.t, &ex);
-      EXPECT_STREQ(name_of(ex.moves), name_of(k.want)) << describe(c, k.comm->size());
+      EXPECT_STREQ(name_of(ex.moves()), name_of(k.want)) << describe(c, k.comm->size());
       EXPECT_TRUE(check(*k.comm, c, ++salt));
     }
   // x2 is staged and read again in every round: {240, 4, 64} moves less in
@@ -621,7 +621,7 @@ TEST(Fused, ReducingMatmulsMoveTheSmallerOperand) {
   std::vector<float> x1(240 * 4), x2(4 * 64), y(240 * 64);
   ops::Executor ex;
   ops::MatmulAllReduceGetWorkspaceSize(rounds, x1.data(), x2.data(), nullptr, y.data(), c.s, c.t, &ex);
-  EXPECT_STREQ(name_of(ex.moves), name_of(Moves::Products)) << describe(c, rounds.size());
+  EXPECT_STREQ(name_of(ex.moves()), name_of(Moves::Products)) << describe(c, rounds.size());
   EXPECT_TRUE(check(rounds, c, ++salt));
   rounds.destroy();
   narrow.destroy();
@@ -735,7 +735,7 @@ TEST(Fused, SymmetricShardsAreReadInPlaceRunAfterRun) {
           std::copy_n(matrix_x1(c, in, me_).bytes.begin(), bytes, x1);
           std::copy_n(matrix_x2(c, in, me_).bytes.begin(), x2.bytes.size(), x2.bytes.begin());  // same buffers
           std::copy_n(vector_bias(c, in, me_).bytes.begin(), bias.bytes.size(), bias.bytes.begin());
-          EXPECT_NE(ex.symmetric_input, 0u);
+          EXPECT_TRUE(ex.reads_in_place());
           EXPECT_EQ(std::count(win, win + (4 << 10), 0x5a), 4 << 10) << "the window was written";
           EXPECT_TRUE(compare(describe(c, n) + ", symmetric x1, run " + std::to_string(run), y, reference(c, was, me_),
                               was.exact, shape.n));
@@ -763,7 +763,7 @@ TEST(Fused, SymmetricShardsAreReadInPlaceRunAfterRun) {
         ops::AllGatherAdd(w.data(), ws, &ex);
         const std::uint64_t was = salt;
         fill(++salt);  // the next run's values, written at once
-        EXPECT_NE(ex.symmetric_input, 0u);
+        EXPECT_TRUE(ex.reads_in_place());
         std::size_t bad = 0;
         for (int r = 0; r < n; ++r)
           for (std::size_t i = 0; i < count; ++i)
@@ -781,10 +781,10 @@ TEST(Fused, SymmetricShardsAreReadInPlaceRunAfterRun) {
   for (std::uint64_t i = 0; i < count; ++i) c[i] = static_cast<std::int32_t>(1000 * me_ + i);
   ops::Executor ex;
   ops::AllGatherAddGetWorkspaceSize(comm, c, b.data(), c, count, DataType::Int32, &ex);
-  std::vector<std::uint8_t> w(ex.workspace);
+  std::vector<std::uint8_t> w(ex.workspace());
   shmem_barrier_all();
   ops::AllGatherAdd(w.data(), w.size(), &ex);
-  EXPECT_EQ(ex.symmetric_input, 0u);
+  EXPECT_FALSE(ex.reads_in_place());
   std::size_t bad = 0;
   for (int r = 0; r < n; ++r)
     for (std::uint64_t i = 0; i < count; ++i) bad += c[r * count + i] != static_cast<std::int32_t>(1000 * r + i + 1);
@@ -917,14 +917,14 @@ TEST(Fused, MisuseIsAClearError) {
               HasSubstr("overflow"));
   // A window that cannot hold one row of the product (fp64, 64 columns) per rank.
   Comm tiny = Comm::world(window(256));
-  std::vector<double> wide(64 * 64 * n);
-  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
+  std::vector<double> w1(64 * 64 * n), w2(64 * 64 * n), w3(64 * 64 * n);
+  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, w1.data(), w2.data(), nullptr, w3.data(),
                                                                   {1, 1, 64}, DataType::Fp64, &ex); }),
               AllOf(HasSubstr("window"), HasSubstr("256")));
-  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
+  EXPECT_THAT(error_of([&] { ops::AllGatherMatmulGetWorkspaceSize(tiny, w1.data(), w2.data(), nullptr, w3.data(),
                                                                   nullptr, {1, 64, 1}, DataType::Fp64, &ex, weights); }),
               AllOf(HasSubstr("window"), HasSubstr("x2")));
-  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, wide.data(), wide.data(), nullptr, wide.data(),
+  EXPECT_THAT(error_of([&] { ops::MatmulAllReduceGetWorkspaceSize(tiny, w1.data(), w2.data(), nullptr, w3.data(),
                                                                   {1, 1, 64}, DataType::Fp64, &ex, operands); }),
               AllOf(HasSubstr("window"), HasSubstr("x1")));
   tiny.destroy();
