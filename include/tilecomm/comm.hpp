@@ -8,14 +8,21 @@
 //     // kernel(const tilecomm::CommArgs& args, input, output, count) runs on
 //     // comm.size() blocks of every rank; args.magic is the launch's tag
 //
-// Windows: each rank owns a data region (CommOptions::window_bytes, 200 MiB
-// by default: HCCL's buffer) and a flag region (flag_bytes, 4 MiB), each cut
-// in two ping-pong partitions; a launch uses partition magic % 2 of both, so
-// a rank that runs one launch ahead writes the other partition, never the
-// one a slow peer still reads (kernels end with a post-sync, so no rank gets
-// two launches ahead: <tilecomm/orchestration.hpp>). CommArgs::data(rank) /
-// flags(rank) are this launch's partitions. The collective operators of
-// <tilecomm/ops.hpp> use the whole data region between launches.
+// Windows (the one description; the operators' docs refer here): each rank
+// owns a data region (CommOptions::window_bytes, 200 MiB by default: HCCL's
+// buffer; a multiple of 128 bytes, at least 128) and a flag region
+// (flag_bytes, 4 MiB; at least 64 KiB), each cut in two ping-pong
+// partitions. Who uses what:
+// - a launch (a custom kernel, and each round of a fused operator of
+//   <tilecomm/ops.hpp>) uses partition magic % 2 of both regions, so a rank
+//   that runs one launch ahead writes the other partition, never the one a
+//   slow peer still reads (kernels end with a post-sync, so no rank gets
+//   two launches ahead: <tilecomm/orchestration.hpp>). CommArgs::data(rank)
+//   / flags(rank) are this launch's partitions, partitionBytes() long;
+// - a collective operator of <tilecomm/ops.hpp> runs between launches and
+//   uses the whole data region (the collective library synchronises it).
+// Data that do not fit go in rounds; a window too small for one element or
+// row of a call is refused when planning, naming the size needed.
 //
 // Errors: every failure throws tilecomm::Error (a code and a message naming
 // the values and what to change); the C API (<tilecomm/comm.h>) returns the
@@ -103,12 +110,16 @@ class Comm {
 
   Comm(Comm&&) noexcept;
   Comm& operator=(Comm&&) noexcept;
-  /// Destroys a communicator that is still alive: collective, like
-  /// destroy(), unless shmem_finalize already ran (then only this
-  /// process's mappings and window are released).
+  /// Destroys a communicator that is still alive, like destroy(); an error
+  /// there is logged as a warning, never thrown or fatal, so that a rank
+  /// unwinding an error neither hangs its peers nor ends its process.
   ~Comm();
   /// Collective: unmaps the peers' windows and frees this rank's, once
   /// every rank stopped using them. Later calls on this object throw.
+  /// Releases them here without waiting where shmem_finalize already ran
+  /// or an operator call of this rank failed; throws (having released them)
+  /// where a peer failed, left without destroying it or runs a call this
+  /// rank never made (NOTE [call board] in src/comm/board.hpp).
   void destroy();
 
   int rank() const;

@@ -12,7 +12,8 @@
 // communicator, in the same order). Inputs and outputs are this rank's
 // ordinary memory; the data travel through the communicator's windows and
 // the collective-algorithm library (the algorithms of the OpenSHMEM
-// collectives), in as many rounds as the window requires. An input that
+// collectives), in as many rounds as the window requires (how an operator
+// uses the window: <tilecomm/comm.hpp>, "Windows"). An input that
 // every rank holds in the same symmetric object (shmem_malloc, at the same
 // offset on every rank; a broadcast: on the root) is read in place instead,
 // without the copy into the window (half-precision reductions always
@@ -21,6 +22,32 @@
 // finds that out with one exchange among the ranks, so a plan's first run
 // must happen on every rank together, in the same order of calls, as every
 // operator call is collective anyway.
+//
+// Misuse is caught by default, at no cost per call, where a call passes a
+// point at which the ranks meet anyway; TILECOMM_CHECK=1 catches the rest:
+// - The first run's exchange compares the whole call (operator, count or
+//   shapes, type, operation, root, count matrix, bias and gather_out given
+//   or not, MatmulOptions as planned): where the ranks' calls differ, every
+//   rank throws, naming each rank's call, and the communicator stays usable.
+// - A rank waiting inside a call (past the spin of its wait) watches its
+//   peers: one that runs another
+//   call as the same call number, destroys the communicator or is in
+//   shmem_finalize without having made this call, or failed, ends the wait
+//   with an error naming both (NOTE [call board] in src/comm/board.hpp).
+//   Plans that agreed on their first run and later run against each other
+//   (100 elements on one rank, 101 on another) are seen only when a rank
+//   waits long enough: such a call may return with wrong data.
+// - A wait that lasts TILECOMM_COMM_TIMEOUT (600 s by default) throws a
+//   Timeout naming the ranks that have not started the call and what they
+//   did last: an operator called on some ranks only. TILECOMM_TIMEOUT,
+//   when lower, bounds every wait as before.
+// - A plan run on another communicator than it was made for (the one it
+//   named was destroyed, moved from or replaced) refuses to run.
+// - TILECOMM_CHECK=1 compares every library call of every run besides: the
+//   rest, at the cost of one more exchange per library call.
+// Errors inside a call throw tilecomm::Error; after one that is not found
+// alike on every rank the communicator is failed on that rank: its later
+// calls throw, and destroying it does not wait for the others.
 //
 //   AllGather      output[r * count + i] = input of rank r [i]
 //   ReduceScatter  output[i] = op over the ranks r of input_r[me * count + i]
@@ -51,6 +78,13 @@
 //   MatmulReduceScatter  y = rows me*m/size().. of the sum over ranks of x1 @ x2, + bias
 //                        x1: m x k, x2: k x n, y: m/size() x n (m a multiple of size())
 //   MatmulAllReduce      y = the sum over ranks of x1 @ x2, + bias    y: m x n
+//
+// Aliasing: AllGatherAdd's c may hold a exactly in one rank's slot (a == c
+// + j * count) and b in place (b == c); AllGatherMatmul's gather_out may
+// hold x1 in one rank's slot (x1 == gather_out + j * m * k); any other
+// overlap of an output with an input, or of y with gather_out, is refused.
+// Matmul operators take fp16, bf16, fp32 and fp64, AllGatherAdd every type.
+// Every rank passes bias and gather_out, or none does.
 //
 // bias (n elements, optional) is added once: to each product row of
 // AllGatherMatmul, and to each row of the sum of the others, where the

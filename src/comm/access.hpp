@@ -20,12 +20,21 @@ struct Extras {
   virtual void settle() {}
 };
 
-struct Access {
-  static Board& board(const Comm& c);
+/// What the operators reach inside a communicator.
+struct Calls {
   /// A number no other communicator of this process had or will have: a
   /// plan made for one communicator is never run on another (NOTE [bound plans]).
-  static std::uint64_t serial(const Comm& c);
-  static std::unique_ptr<Extras>& extras(const Comm& c);
+  std::uint64_t serial = 0;
+  Board board;                    // NOTE [call board]
+  std::unique_ptr<Extras> extras;  // made by the first one-call or non-blocking call
+};
+
+struct Access {
+  /// Throws for a destroyed or moved-from communicator.
+  static Calls& calls(const Comm& c);
+  static Board& board(const Comm& c) { return calls(c).board; }
+  static std::uint64_t serial(const Comm& c) { return calls(c).serial; }
+  static std::unique_ptr<Extras>& extras(const Comm& c) { return calls(c).extras; }
 };
 
 }  // namespace tilecomm::comm

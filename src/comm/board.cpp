@@ -2,7 +2,6 @@
 #include "comm/board.hpp"
 
 #include <cstring>
-#include <exception>
 
 #include "core/error.hpp"
 #include "shmem/runtime.hpp"
@@ -47,13 +46,20 @@ std::uint64_t Board::start(const Signature& sig, State state) {
   ++seq_;
   sig_ = sig;
   state_ = state;
-  publish();
+  stale_ = true;
   return seq_;
 }
 
 void Board::set(State state) {
   if (state_ == state) return;
   state_ = state;
+  stale_ = true;
+  if (!in_call(state)) publish_if_stale();  // leaving a call: the peers must know at once
+}
+
+void Board::publish_if_stale() {
+  if (!stale_) return;
+  stale_ = false;
   publish();
 }
 
@@ -75,10 +81,10 @@ bool Board::read(int r, Seen& out) const {
 std::string Board::what(int r) const {
   Seen s;
   if (!read(r, s)) return "changing its state";
-  if (in_call(s.state))
-    return strprintf("%s call #%llu, %s", name_of(s.state), static_cast<unsigned long long>(s.seq),
+  if (s.seq == 0) return strprintf("%s, before any call", in_call(s.state) ? "idle" : name_of(s.state));
+  if (in_call(s.state))  // a call that returned leaves its line as it is
+    return strprintf("in or past its call #%llu, %s", static_cast<unsigned long long>(s.seq),
                      describe(s.sig).c_str());
-  if (s.seq == 0) return strprintf("%s, before any call", name_of(s.state));
   return strprintf("%s after call #%llu (%s)", name_of(s.state), static_cast<unsigned long long>(s.seq),
                    describe(s.sig).c_str());
 }
@@ -86,45 +92,49 @@ std::string Board::what(int r) const {
 // ---- an operator call -------------------------------------------------------------
 
 CallScope::CallScope(Board& board, const Signature& sig, State state, const char* call)
-    : board_(board), call_(call), outer_(detail::t_watch), exceptions_(std::uncaught_exceptions()) {
+    : board_(board), call_(call), outer_(detail::t_watch) {
   board_.start(sig, state);
   detail::t_watch = this;
 }
 
-CallScope::~CallScope() {
-  detail::t_watch = outer_;
-  const bool failed = std::uncaught_exceptions() > exceptions_ && !agreed_;
-  board_.set(failed ? State::Failed : State::Idle);
-}
+// A call that ends well leaves its line as it is (one write to it per call,
+// not two): "in call #N" after the call means the same to a peer as "idle
+// after call #N", as a peer that waits in call N sees it finished.
+CallScope::~CallScope() { detail::t_watch = outer_; }
 
 void CallScope::check(double waited) {
+  board_.publish_if_stale();
   const std::uint64_t s = board_.calls();
   const State mine = board_.state();
   Board::Seen me;
   board_.read(board_.rank(), me);
-  const std::string this_call =
-      strprintf("this rank (%d) waits in call #%llu, %s", board_.rank(), static_cast<unsigned long long>(s),
-                describe(me.sig).c_str());
+  // Formatted only for an error: a check runs every few polls of a wait.
+  auto this_call = [&] {
+    return strprintf("this rank (%d) waits in call #%llu, %s", board_.rank(), static_cast<unsigned long long>(s),
+                     describe(me.sig).c_str());
+  };
   for (int r = 0; r < board_.size(); ++r) {
     Board::Seen p;
     if (r == board_.rank() || !board_.read(r, p)) continue;
     if (p.state == State::Failed)
       raise(ErrorCode::Remote, "%s: rank %d failed in its call #%llu (%s); %s", call_, r,
-            static_cast<unsigned long long>(p.seq), describe(p.sig).c_str(), this_call.c_str());
+            static_cast<unsigned long long>(p.seq), describe(p.sig).c_str(), this_call().c_str());
     if (p.seq < s && (p.state == State::Destroying || p.state == State::Finalizing))
       raise(ErrorCode::InvalidUsage, "%s: rank %d is %s after %llu calls, without making the call %s; every rank "
             "must make the same operator calls on a communicator before destroying it or finalizing", call_, r,
-            name_of(p.state), static_cast<unsigned long long>(p.seq), this_call.c_str());
+            name_of(p.state), static_cast<unsigned long long>(p.seq), this_call().c_str());
     if (p.seq != s || !in_call(p.state)) continue;
+    // Both in a first run's exchange: the exchange names a mismatch to every rank alike.
+    if (exchanges(p.state) && exchanges(mine)) continue;
     if (!(p.sig == me.sig))
       raise(ErrorCode::InvalidUsage, "%s: rank %d's call #%llu is %s but %s; every rank must make the same operator "
             "calls in the same order with the same arguments", call_, r, static_cast<unsigned long long>(s),
-            describe(p.sig).c_str(), this_call.c_str());
+            describe(p.sig).c_str(), this_call().c_str());
     if (exchanges(p.state) != exchanges(mine))
       raise(ErrorCode::InvalidUsage, "%s: rank %d runs call #%llu with %s plan but %s with %s; a plan's first run is "
             "where the ranks agree, so every rank must make a new plan (GetWorkspaceSize) where any does",
             call_, r, static_cast<unsigned long long>(s), exchanges(p.state) ? "a new" : "an earlier",
-            this_call.c_str(), exchanges(mine) ? "a new one" : "an earlier one");
+            this_call().c_str(), exchanges(mine) ? "a new one" : "an earlier one");
   }
   const double limit = comm_timeout();
   if (limit > 0 && waited > limit) {
@@ -132,9 +142,10 @@ void CallScope::check(double waited) {
     for (int r = 0; r < board_.size(); ++r) {
       Board::Seen p;
       if (r != board_.rank() && board_.read(r, p) && p.seq < s)
-        absent += strprintf("; rank %d is %s", r, board_.what(r).c_str());
+        absent += strprintf("; rank %d has not been seen in this call (its line, written when it last waited: %s)",
+                            r, board_.what(r).c_str());
     }
-    raise(ErrorCode::Timeout, "%s: %s and has waited %.0f s (TILECOMM_COMM_TIMEOUT=%g)%s%s", call_, this_call.c_str(),
+    raise(ErrorCode::Timeout, "%s: %s and has waited %.0f s (TILECOMM_COMM_TIMEOUT=%g)%s%s", call_, this_call().c_str(),
           waited, limit, absent.empty() ? "; every rank has started this call, one of them is stuck in it" : "",
           absent.c_str());
   }
@@ -150,6 +161,7 @@ DestroyScope::DestroyScope(Board& board) : board_(board), outer_(detail::t_watch
 DestroyScope::~DestroyScope() { detail::t_watch = outer_; }
 
 void DestroyScope::check(double waited) {
+  board_.publish_if_stale();
   const std::uint64_t s = board_.calls();
   for (int r = 0; r < board_.size(); ++r) {
     Board::Seen p;

@@ -93,6 +93,10 @@ class CommState final : public comm::Extras {
     return plans_.front();
   }
 
+  void forget(const Kept& kept) {
+    plans_.remove_if([&](const Kept& k) { return &k == &kept; });
+  }
+
   Request start(std::function<void()> call) {
     Request r;
     r.state_ = std::make_shared<Request::State>();
@@ -167,7 +171,14 @@ void one_call(Comm& comm, Planner&& planner, Runner&& run) {
   Executor fresh;
   planner(&fresh);
   Kept& kept = state.plan_for(std::move(fresh));
-  run(kept.workspace.data(), kept.workspace.size(), &kept.ex);
+  try {
+    run(kept.workspace.data(), kept.workspace.size(), &kept.ex);
+  } catch (...) {
+    // A plan whose first run failed is not kept: after a mismatch every
+    // rank kept another signature, and the kept plans must stay alike.
+    if (!kept.ex.plan()->resolved) state.forget(kept);
+    throw;
+  }
 }
 
 }  // namespace

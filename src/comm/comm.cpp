@@ -28,10 +28,8 @@ struct Comm::Impl {
   std::vector<std::size_t> mapped;     // bytes of each peer's window mapped here (0: none)
   std::unique_ptr<CommArgs> args = std::make_unique<CommArgs>();
   std::uint32_t magic = 0;             // the last magic drawn
-  std::uint64_t serial = 0;            // this process's number for the communicator (comm::serial)
   comm::Line* lines[kCommMaxRanks] = {};  // each rank's board line, mapped here
-  comm::Board board;                   // NOTE [call board]
-  std::unique_ptr<comm::Extras> extras;  // the one-call operators' plans, the worker of the non-blocking ones
+  comm::Calls calls;                   // the operators' (comm::Access)
 
   Impl();
   // Local resources only: the team is destroyed by the collective paths.
@@ -48,15 +46,15 @@ std::atomic<std::uint64_t> g_serial{0};
 
 void on_finalize() {
   std::lock_guard<std::mutex> lock(g_live_mutex);
-  for (Comm::Impl* im : g_live) im->board.set(comm::State::Finalizing);
+  for (Comm::Impl* im : g_live) im->calls.board.set(comm::State::Finalizing);
 }
 
 }  // namespace
 
-Comm::Impl::Impl() : serial(++g_serial) {}
+Comm::Impl::Impl() { calls.serial = ++g_serial; }
 
 Comm::Impl::~Impl() {
-  extras.reset();  // stops the worker first
+  calls.extras.reset();  // stops the worker first
   {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     std::erase(g_live, this);
@@ -134,9 +132,7 @@ Comm& Comm::operator=(Comm&& o) noexcept {
 
 Comm::~Comm() { release(); }
 
-comm::Board& comm::Access::board(const Comm& c) { return c.impl().board; }
-std::uint64_t comm::Access::serial(const Comm& c) { return c.impl().serial; }
-std::unique_ptr<comm::Extras>& comm::Access::extras(const Comm& c) { return c.impl().extras; }
+comm::Calls& comm::Access::calls(const Comm& c) { return c.impl().calls; }
 
 Comm::Impl& Comm::impl() const {
   if (!impl_)
@@ -244,7 +240,7 @@ Comm Comm::from_team(shmem_team_t parent, const CommOptions& requested) {
       fail_everywhere(r == a.rank ? map_problem
                                   : strprintf("rank %d could not map the window of rank %lld (its message names the "
                                               "cause)", r, static_cast<long long>(map_errors[r] - 1)));
-  impl->board.attach(a.rank, n, impl->lines);
+  impl->calls.board.attach(a.rank, n, impl->lines);
   {
     static std::once_flag hooked;
     std::call_once(hooked, [] { shmem::at_finalize(on_finalize); });
@@ -289,16 +285,16 @@ Comm Comm::init_rank(int nranks, const UniqueId& id, int rank, const CommOptions
 void Comm::destroy() {
   impl();  // throws when already destroyed
   const std::unique_ptr<Impl> owned = std::move(impl_);
-  owned->extras.reset();  // the non-blocking calls still queued run first
+  owned->calls.extras.reset();  // the non-blocking calls still queued run first
   // After shmem_finalize nobody can synchronise any more, and after a call
   // of this rank failed its peers may be anywhere: the mappings and the
   // window go without waiting (Impl's destructor unmaps them).
-  if (!g_runtime || owned->board.state() == comm::State::Failed) return;
+  if (!g_runtime || owned->calls.board.state() == comm::State::Failed) return;
   // Every rank stops using the windows before any unmaps them (the team's
   // destruction waits for every member). A peer that failed or left instead
   // ends the wait (NOTE [call board]).
   try {
-    comm::DestroyScope watch(owned->board);
+    comm::DestroyScope watch(owned->calls.board);
     shmem_team_destroy(owned->team);
   } catch (const Error& e) {
     raise(e.code(), "tilecomm::Comm::destroy: %s; this rank released its window without waiting for the others",

@@ -801,13 +801,17 @@ std::uint64_t plan_matmul(Executor* executor, Kind kind, Comm& comm, const void*
   return ex.workspace;
 }
 
+void run_call(Plan& ex, Kind kind, void* workspace, comm::CallScope& scope);
+
 void run_fused(Executor* executor, Kind kind, void* workspace, std::uint64_t workspace_size) {
   Plan& ex = checked(executor, kind, workspace_size);
   if (ex.workspace && !workspace)
     raise(ErrorCode::InvalidUsage, "%s: the workspace pointer is null; the plan needs %llu bytes", call_of(kind),
           static_cast<unsigned long long>(ex.workspace));
-  comm::CallScope scope(comm::Access::board(*ex.comm), ex.sig,
-                        ex.resolved ? comm::State::Running : comm::State::Agreeing, call_of(kind));
+  as_call(ex, [&](comm::CallScope& scope) { run_call(ex, kind, workspace, scope); });
+}
+
+void run_call(Plan& ex, Kind kind, void* workspace, comm::CallScope& scope) {
   // NOTE [fused operators]: shards read in place, unless this rank writes over its own
   const std::uint64_t e = size_of(ex.dtype), n = static_cast<std::uint64_t>(ex.comm->size());
   const bool add = kind == Kind::AllGatherAdd;

@@ -127,16 +127,16 @@ Plan& checked(Executor* executor, Kind kind, std::uint64_t workspace_size) {
   if (!ex || ex->kind != kind)
     raise(ErrorCode::InvalidUsage, "%s: the executor was not planned by %sGetWorkspaceSize", call_of(kind),
           call_of(kind));
-  // NOTE [bound plans]; Access::serial throws for a destroyed or moved-from communicator.
-  if (comm::Access::serial(*ex->comm) != ex->serial)
+  comm::Calls& calls = comm::Access::calls(*ex->comm);  // throws for a destroyed or moved-from communicator
+  if (calls.serial != ex->serial)  // NOTE [bound plans]
     raise(ErrorCode::InvalidUsage, "%s: the communicator this plan was made for was replaced since (another "
           "communicator now lives at %p); plan again with %sGetWorkspaceSize", call_of(kind),
           static_cast<void*>(ex->comm), call_of(kind));
   if (workspace_size < ex->workspace)
     raise(ErrorCode::InvalidUsage, "%s: the workspace has %llu bytes; the plan needs %llu", call_of(kind),
           static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(ex->workspace));
-  if (const auto& extras = comm::Access::extras(*ex->comm)) extras->settle();  // NOTE [non-blocking calls]
-  if (comm::Access::board(*ex->comm).state() == comm::State::Failed)
+  if (calls.extras) calls.extras->settle();  // NOTE [non-blocking calls]
+  if (calls.board.state() == comm::State::Failed)
     raise(ErrorCode::Remote, "%s: an earlier call on this communicator failed on this rank, so its ranks may be "
           "anywhere now; destroy the communicator (that does not wait for the others) and create a new one",
           call_of(kind));
@@ -746,10 +746,8 @@ void run_v(Plan& ex, const CommArgs& a, bool streaming) {
 
 // A planned call: its prepared library call once it has one (NOTE
 // [prepared calls]), else rounds through the window.
-void execute(Plan& ex) {
+void execute_call(Plan& ex, comm::CallScope& scope) {
   const CommArgs& a = ex.comm->args();
-  comm::CallScope scope(comm::Access::board(*ex.comm), ex.sig,
-                        ex.resolved ? comm::State::Running : comm::State::Agreeing, call_of(ex.kind));
   const bool empty = ex.kind == Kind::AllToAllV ? std::all_of(ex.counts.begin(), ex.counts.end(),
                                                               [](std::uint64_t c) { return c == 0; })
                                                 : ex.count == 0;
@@ -776,6 +774,10 @@ void execute(Plan& ex) {
   }
   stores.done();
   divide(ex, a);
+}
+
+void execute(Plan& ex) {
+  as_call(ex, [&](comm::CallScope& scope) { execute_call(ex, scope); });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "comm/access.hpp"
 #include "comm/board.hpp"
 #include "tilecomm/ops.hpp"
 
@@ -85,6 +86,21 @@ struct Names {
   std::uint64_t a = 0, b = 0;
 };
 std::vector<Names> agree(const Plan& ex, Names mine, comm::CallScope& scope);
+
+/// Runs body(scope) as an operator call on the communicator's board (NOTE
+/// [call board]); an error leaving it marks the call failed (no cost when
+/// none does).
+template <class Body>
+void as_call(Plan& ex, Body&& body) {
+  comm::CallScope scope(comm::Access::board(*ex.comm), ex.sig,
+                        ex.resolved ? comm::State::Running : comm::State::Agreeing, call_of(ex.kind));
+  try {
+    body(scope);
+  } catch (...) {
+    scope.failed();
+    throw;
+  }
+}
 
 /// Copies a rank's input into its window, for the peers to read, with the
 /// stores a coll::PublishStores chose (NOTE [publishing stores]).

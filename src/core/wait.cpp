@@ -9,7 +9,7 @@ namespace detail {
 WaitParams g_wait;
 std::atomic<bool> g_failed{false};
 std::atomic<void (*)()> g_progress{nullptr};
-thread_local WaitWatch* t_watch = nullptr;
+constinit thread_local WaitWatch* t_watch __attribute__((tls_model("initial-exec"))) = nullptr;
 
 double now_seconds() noexcept {
   timespec ts;

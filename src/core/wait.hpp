@@ -8,7 +8,8 @@
 // the job is aborted) and at the TILECOMM_TIMEOUT deadline, and returns
 // instead of hanging. With a transport that needs it (UCX), every poll also
 // progresses that transport. A thread inside a communicator's operator
-// also runs that call's WaitWatch, which may end the wait with an error.
+// also runs that call's WaitWatch, once past the spin (a wait that short
+// reads no peer's line), which may end the wait with an error.
 #pragma once
 
 #include <sched.h>
@@ -52,7 +53,7 @@ extern std::atomic<bool> g_failed;
 /// while this process calls into it (UCX over TCP).
 extern std::atomic<void (*)()> g_progress;
 /// The calling thread's watch, or null (WaitWatch).
-extern thread_local WaitWatch* t_watch;
+extern constinit thread_local WaitWatch* t_watch __attribute__((tls_model("initial-exec")));
 double now_seconds() noexcept;
 
 inline void cpu_relax() noexcept {
@@ -103,7 +104,7 @@ WaitStatus wait_for(Done&& done) {
       if ((i & 15) != 0) continue;
     }
     if (detail::g_failed.load(std::memory_order_relaxed)) return done() ? WaitStatus::Done : WaitStatus::PeerFailed;
-    if (WaitWatch* w = detail::t_watch) {
+    if (WaitWatch* w = detail::t_watch; w && i >= spin) {  // past the spin: a short wait costs no peer a miss
       const double now = detail::now_seconds();
       if (started == 0) started = now;
       if (done()) return WaitStatus::Done;

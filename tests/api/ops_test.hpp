@@ -28,6 +28,10 @@ inline void put(ops::DataType t, void* base, std::size_t i, double v) {
     case DataType::Int16: static_cast<std::int16_t*>(base)[i] = static_cast<std::int16_t>(static_cast<std::int64_t>(v)); break;
     case DataType::Int32: static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(v)); break;
     case DataType::Int64: static_cast<std::int64_t*>(base)[i] = static_cast<std::int64_t>(v); break;
+    case DataType::Uint8: static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(static_cast<std::int64_t>(v)); break;
+    case DataType::Uint16: static_cast<std::uint16_t*>(base)[i] = static_cast<std::uint16_t>(static_cast<std::int64_t>(v)); break;
+    case DataType::Uint32: static_cast<std::uint32_t*>(base)[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>(v)); break;
+    case DataType::Uint64: static_cast<std::uint64_t*>(base)[i] = static_cast<std::uint64_t>(static_cast<std::int64_t>(v)); break;
     case DataType::Fp16: static_cast<std::uint16_t*>(base)[i] = ops::float_to_fp16(static_cast<float>(v)); break;
     case DataType::Bf16: static_cast<std::uint16_t*>(base)[i] = ops::float_to_bf16(static_cast<float>(v)); break;
     case DataType::Fp32: static_cast<float*>(base)[i] = static_cast<float>(v); break;
@@ -42,6 +46,10 @@ inline double get(ops::DataType t, const void* base, std::size_t i) {
     case DataType::Int16: return static_cast<const std::int16_t*>(base)[i];
     case DataType::Int32: return static_cast<const std::int32_t*>(base)[i];
     case DataType::Int64: return static_cast<double>(static_cast<const std::int64_t*>(base)[i]);
+    case DataType::Uint8: return static_cast<const std::uint8_t*>(base)[i];
+    case DataType::Uint16: return static_cast<const std::uint16_t*>(base)[i];
+    case DataType::Uint32: return static_cast<const std::uint32_t*>(base)[i];
+    case DataType::Uint64: return static_cast<double>(static_cast<const std::uint64_t*>(base)[i]);
     case DataType::Fp16: return ops::fp16_to_float(static_cast<const std::uint16_t*>(base)[i]);
     case DataType::Bf16: return ops::bf16_to_float(static_cast<const std::uint16_t*>(base)[i]);
     case DataType::Fp32: return static_cast<const float*>(base)[i];
