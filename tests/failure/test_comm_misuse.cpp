@@ -68,6 +68,24 @@ class CommMisuse : public JobTest, public ::testing::WithParamInterface<int> {
       EXPECT_THAT(lines[0], idle_after_b(other)) << "PE " << pe << r;
     }
   }
+  // Rank 1 left (`what`: destroying, in shmem_finalize) instead of making call #3: every other rank leaves
+  // call #3 with one error, at least one of them naming rank 1, then releases its communicator at once.
+  static void expect_rank1_named(const Result& r, int n, const std::string& what) {
+    int named_rank1 = 0;
+    for (int pe = 0; pe < n; ++pe) {
+      if (pe == 1) continue;
+      const auto left = said(r, pe, "call: invalid usage: tilecomm::ops::AllReduce: rank 1 " + what + " after 2 "
+                             "calls, without making the call " + own(pe) + kA + "; every rank must make the same "
+                             "operator calls on a communicator before destroying it or finalizing");
+      const auto failed = said(r, pe, "call: remote failure: tilecomm::ops::AllReduce: rank ",
+                               {" failed in its call #3 (" + kA + "); " + own(pe) + kA});
+      named_rank1 += static_cast<int>(left.size());
+      EXPECT_EQ(left.size() + failed.size(), 1u) << "PE " << pe << " must leave call #3 with one error" << r;
+      EXPECT_THAT(said(r, pe, kLater), SizeIs(1)) << "PE " << pe << r;
+      EXPECT_THAT(said(r, pe, "destroyed"), SizeIs(1)) << "PE " << pe << r;
+    }
+    EXPECT_GE(named_rank1, 1) << "no rank named rank 1 (" << what << ")" << r;
+  }
   // Every rank reached the end: shmem_finalize returned everywhere, the job exited 0, nothing left.
   static void expect_clean_end(const Result& r, int n) {
     EXPECT_EQ(r.exit_code(), 0) << r;
@@ -110,21 +128,7 @@ TEST_P(CommMisuse, ARankThatDestroysTheCommunicatorInsteadOfACallIsNamed) {
   const int n = GetParam();
   Result r = job("skip-destroy", n);
   ASSERT_ENDED(r);
-  int named_rank1 = 0;
-  for (int pe = 0; pe < n; ++pe) {
-    if (pe == 1) continue;
-    const auto left = said(r, pe, "call: invalid usage: tilecomm::ops::AllReduce: rank 1 is destroying the "
-                           "communicator after 2 calls, without making the call " + own(pe) + kA +
-                           "; every rank must make the same operator calls on a communicator before destroying "
-                           "it or finalizing");
-    const auto failed = said(r, pe, "call: remote failure: tilecomm::ops::AllReduce: rank ",
-                             {" failed in its call #3 (" + kA + "); " + own(pe) + kA});
-    named_rank1 += static_cast<int>(left.size());
-    EXPECT_EQ(left.size() + failed.size(), 1u) << "PE " << pe << " must leave call #3 with one error" << r;
-    EXPECT_THAT(said(r, pe, kLater), SizeIs(1)) << "PE " << pe << r;
-    EXPECT_THAT(said(r, pe, "destroyed"), SizeIs(1)) << "PE " << pe << r;
-  }
-  EXPECT_GE(named_rank1, 1) << "no rank named rank 1's destruction" << r;
+  expect_rank1_named(r, n, "is destroying the communicator");
   // Rank 1's destruction names a rank in call #3, or one that failed in it, and does not wait.
   const auto in_call = said(r, 1, "destroy: invalid usage: tilecomm::Comm::destroy: rank ",
                             {" is in call #3 (" + kA + "), but this rank (1) destroys the communicator after 2 calls; "
@@ -141,19 +145,7 @@ TEST_P(CommMisuse, ARankInShmemFinalizeInsteadOfACallIsNamed) {
   const int n = GetParam();
   Result r = job("skip-finalize", n);
   ASSERT_ENDED(r);
-  int named_rank1 = 0;
-  for (int pe = 0; pe < n; ++pe) {
-    if (pe == 1) continue;
-    const auto left = said(r, pe, "call: invalid usage: tilecomm::ops::AllReduce: rank 1 is in shmem_finalize after "
-                           "2 calls, without making the call " + own(pe) + kA);
-    const auto failed = said(r, pe, "call: remote failure: tilecomm::ops::AllReduce: rank ",
-                             {" failed in its call #3 (" + kA + "); " + own(pe) + kA});
-    named_rank1 += static_cast<int>(left.size());
-    EXPECT_EQ(left.size() + failed.size(), 1u) << "PE " << pe << " must leave call #3 with one error" << r;
-    EXPECT_THAT(said(r, pe, kLater), SizeIs(1)) << "PE " << pe << r;
-    EXPECT_THAT(said(r, pe, "destroyed"), SizeIs(1)) << "PE " << pe << r;
-  }
-  EXPECT_GE(named_rank1, 1) << "no rank named rank 1's shmem_finalize" << r;
+  expect_rank1_named(r, n, "is in shmem_finalize");
   EXPECT_THAT(said(r, 1, "call"), IsEmpty()) << r;
   EXPECT_THAT(said(r, 1, "destroy"), IsEmpty())
       << "rank 1's communicator went after shmem_finalize, without a word" << r;
