@@ -21,6 +21,19 @@ bool in_call(State s) { return s == State::Agreeing || s == State::Agreed || s =
 
 double comm_timeout() { return shmem::g_runtime ? shmem::g_runtime->config().comm_timeout : 0; }
 
+// A peer's call may have failed because the job failed (a PE died): this
+// rank hears of that too, within milliseconds, and its wait then names the
+// cause. So a failed peer ends a wait only once it has been seen failed for
+// this long.
+constexpr double kFailedGrace = 0.5;
+
+// Whether the peer seen failed (at *since, set at the first sighting) has been so for kFailedGrace.
+bool failed_long_enough(double& since) {
+  const double now = detail::now_seconds();
+  if (since == 0) since = now;
+  return now - since >= kFailedGrace;
+}
+
 }  // namespace
 
 void Board::attach(int rank, int size, Line* const* lines) {
@@ -116,7 +129,7 @@ void CallScope::check(double waited) {
   for (int r = 0; r < board_.size(); ++r) {
     Board::Seen p;
     if (r == board_.rank() || !board_.read(r, p)) continue;
-    if (p.state == State::Failed)
+    if (p.state == State::Failed && failed_long_enough(failed_seen_))
       raise(ErrorCode::Remote, "%s: rank %d failed in its call #%llu (%s); %s", call_, r,
             static_cast<unsigned long long>(p.seq), describe(p.sig).c_str(), this_call().c_str());
     if (p.seq < s && (p.state == State::Destroying || p.state == State::Finalizing))
@@ -166,7 +179,7 @@ void DestroyScope::check(double waited) {
   for (int r = 0; r < board_.size(); ++r) {
     Board::Seen p;
     if (r == board_.rank() || !board_.read(r, p)) continue;
-    if (p.state == State::Failed)
+    if (p.state == State::Failed && failed_long_enough(failed_seen_))
       raise(ErrorCode::Remote, "rank %d failed in its call #%llu (%s), so it cannot take part in the destruction",
             r, static_cast<unsigned long long>(p.seq), describe(p.sig).c_str());
     if (p.state == State::Finalizing)

@@ -18,7 +18,8 @@
 //   different operator, count, type, root, shape or form);
 // - a peer that left the communicator (destroying it, in shmem_finalize)
 //   before starting this call;
-// - a peer whose call failed;
+// - a peer whose call failed (seen so for half a second: a job failure
+//   behind it reaches this rank too, and names the cause);
 // and with a timeout naming the peers that have not arrived, and what they
 // did last, after TILECOMM_COMM_TIMEOUT. Nobody reads or writes a line
 // while nobody waits long. A peer may run ahead legitimately (it finished
@@ -123,6 +124,7 @@ class CallScope final : public WaitWatch {
   const char* call_;
   WaitWatch* outer_;
   bool agreed_ = false;
+  double failed_seen_ = 0;  // when a failed peer was first seen
 };
 
 /// The watch of a rank that destroys its communicator (Board state
@@ -137,6 +139,7 @@ class DestroyScope final : public WaitWatch {
  private:
   Board& board_;
   WaitWatch* outer_;
+  double failed_seen_ = 0;  // when a failed peer was first seen
 };
 
 }  // namespace tilecomm::comm

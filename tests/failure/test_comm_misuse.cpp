@@ -49,12 +49,12 @@ class CommMisuse : public JobTest, public ::testing::WithParamInterface<int> {
   // B): as idle, or, where a call that returned leaves its line as it was
   // (one write per call), as in or past that call.
   // A rank's line is written when it waits long (NOTE [call board]): the
-  // others' last long wait was in a first run's exchange (call #2, plan B)
-  // or none.
+  // others' last long wait was in call #1 or #2 (plans A and B), or none.
   static ::testing::Matcher<std::string> idle_after_b(int pe) {
     const std::string rank =
         "; rank " + std::to_string(pe) + " has not been seen in this call (its line, written when it last waited: ";
-    return ::testing::AnyOf(HasSubstr(rank + "in or past its call #2, " + kB + ")"),
+    return ::testing::AnyOf(HasSubstr(rank + "in or past its call #1, " + kA + ")"),
+                            HasSubstr(rank + "in or past its call #2, " + kB + ")"),
                             HasSubstr(rank + "idle, before any call)"));
   }
   // PE pe's one timeout in call #3 (plan A, alone), naming every other rank absent.
