@@ -77,7 +77,7 @@ class CommState final : public comm::Extras {
     Plan& f = *fresh.plan();
     for (auto it = plans_.begin(); it != plans_.end(); ++it) {
       Plan& p = *it->ex.plan();
-      if (!(p.sig == f.sig) || p.kind != f.kind) continue;
+      if (!(p.sig == f.sig) || p.kind != f.kind || p.counts != f.counts) continue;  // the matrix, not its hash
       p.comm = f.comm;  // the same communicator (the same serial), maybe moved since
       p.input = f.input;
       p.output = f.output;
