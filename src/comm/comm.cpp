@@ -288,8 +288,11 @@ void Comm::destroy() {
   owned->calls.extras.reset();  // the non-blocking calls still queued run first
   // After shmem_finalize nobody can synchronise any more, and after a call
   // of this rank failed its peers may be anywhere: the mappings and the
-  // window go without waiting (Impl's destructor unmaps them).
-  if (!g_runtime || owned->calls.board.state() == comm::State::Failed) return;
+  // window go without waiting (Impl's destructor unmaps them), and so does
+  // this process's memory of the team; its slot stays taken (a peer may
+  // still write the slot's words).
+  auto forsake_team = [&] { delete owned->team; };
+  if (!g_runtime || owned->calls.board.state() == comm::State::Failed) return forsake_team();
   // Every rank stops using the windows before any unmaps them (the team's
   // destruction waits for every member). A peer that failed or left instead
   // ends the wait (NOTE [call board]).
@@ -297,6 +300,7 @@ void Comm::destroy() {
     comm::DestroyScope watch(owned->calls.board);
     shmem_team_destroy(owned->team);
   } catch (const Error& e) {
+    forsake_team();
     raise(e.code(), "tilecomm::Comm::destroy: %s; this rank released its window without waiting for the others",
           e.what());
   }

@@ -4,6 +4,7 @@
 #include "tilecomm/comm.h"
 
 #include <array>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -137,14 +138,19 @@ static_assert(TILECOMM_MAX == static_cast<int>(ops::ReduceOp::Max));
 static_assert(TILECOMM_MIN == static_cast<int>(ops::ReduceOp::Min));
 static_assert(TILECOMM_AVG == static_cast<int>(ops::ReduceOp::Avg));
 
-// A C enum's value as the caller's int, whatever it holds (C lets any int through).
+// A C enum's value as the caller's int, whatever it holds (C lets any int
+// through; in C++ a value outside the enumerators' range may not even be
+// loaded as the enum, so its bytes are copied).
 template <class E>
-int value_of(E e) {
-  return static_cast<int>(static_cast<std::underlying_type_t<E>>(e));
+int value_of(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 // Checked before the C++ enum (8 bits wide) would wrap a wrong value into a right one.
-ops::DataType dtype_of(tilecomm_datatype_t t) {
+ops::DataType dtype_of(const tilecomm_datatype_t& t) {
   const int v = value_of(t);
   if (v < TILECOMM_INT8 || v > TILECOMM_UINT64)
     throw tilecomm::Error(tilecomm::ErrorCode::InvalidUsage,
@@ -153,7 +159,7 @@ ops::DataType dtype_of(tilecomm_datatype_t t) {
   return static_cast<ops::DataType>(v);
 }
 
-ops::ReduceOp op_of(tilecomm_reduce_op_t op) {
+ops::ReduceOp op_of(const tilecomm_reduce_op_t& op) {
   const int v = value_of(op);
   if (v < TILECOMM_SUM || v > TILECOMM_AVG)
     throw tilecomm::Error(tilecomm::ErrorCode::InvalidUsage,
