@@ -27,6 +27,18 @@ double comm_timeout() { return shmem::g_runtime ? shmem::g_runtime->config().com
 // this long.
 constexpr double kFailedGrace = 0.5;
 
+// "; rank r <how><what r does><end>" for every other rank that `absent` picks, for a timeout's message.
+template <class Absent>
+std::string absent_ranks(const Board& board, Absent&& absent, const char* how, const char* end = "") {
+  std::string list;
+  for (int r = 0; r < board.size(); ++r) {
+    Board::Seen p;
+    if (r != board.rank() && board.read(r, p) && absent(p))
+      list += strprintf("; rank %d %s%s%s", r, how, board.what(r).c_str(), end);
+  }
+  return list;
+}
+
 // Whether the peer seen failed (at *since, set at the first sighting) has been so for kFailedGrace.
 bool failed_long_enough(double& since) {
   const double now = detail::now_seconds();
@@ -151,13 +163,9 @@ void CallScope::check(double waited) {
   }
   const double limit = comm_timeout();
   if (limit > 0 && waited > limit) {
-    std::string absent;
-    for (int r = 0; r < board_.size(); ++r) {
-      Board::Seen p;
-      if (r != board_.rank() && board_.read(r, p) && p.seq < s)
-        absent += strprintf("; rank %d has not been seen in this call (its line, written when it last waited: %s)",
-                            r, board_.what(r).c_str());
-    }
+    const std::string absent =
+        absent_ranks(board_, [&](const Board::Seen& p) { return p.seq < s; },
+                     "has not been seen in this call (its line, written when it last waited: ", ")");
     raise(ErrorCode::Timeout, "%s: %s and has waited %.0f s (TILECOMM_COMM_TIMEOUT=%g)%s%s", call_, this_call().c_str(),
           waited, limit, absent.empty() ? "; every rank has started this call, one of them is stuck in it" : "",
           absent.c_str());
@@ -193,12 +201,8 @@ void DestroyScope::check(double waited) {
   }
   const double limit = comm_timeout();
   if (limit > 0 && waited > limit) {
-    std::string absent;
-    for (int r = 0; r < board_.size(); ++r) {
-      Board::Seen p;
-      if (r != board_.rank() && board_.read(r, p) && p.state != State::Destroying)
-        absent += strprintf("; rank %d is %s", r, board_.what(r).c_str());
-    }
+    const std::string absent =
+        absent_ranks(board_, [](const Board::Seen& p) { return p.state != State::Destroying; }, "is ");
     raise(ErrorCode::Timeout, "this rank (%d) has waited %.0f s (TILECOMM_COMM_TIMEOUT=%g) for the others to "
           "destroy the communicator%s", board_.rank(), waited, limit, absent.c_str());
   }
