@@ -8,7 +8,8 @@
 #                every fuzz target; prints each stage's time and the ten slowest tests
 #   make bench   compare tilecomm with OpenMPI's OSHMEM on this host (bench/compare), then its
 #                collectives with OSHMEM, OpenMPI and MPICH (bench/compare-coll), then its fused
-#                operators with the same work unfused, in tilecomm and in OpenMPI (bench/compare-fused)
+#                operators with the same work unfused, in tilecomm and in OpenMPI (bench/compare-fused), then
+#                the Python face with mpi4py and torch's gloo (bench/compare-python)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -85,6 +86,7 @@ bench: build
 	bash bench/compare --build $(BUILD)
 	bash bench/compare-coll --build $(BUILD)
 	bash bench/compare-fused --build $(BUILD)
+	bash bench/compare-python --build $(BUILD)
 
 install: build
 	cmake --install $(BUILD)

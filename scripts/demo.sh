@@ -63,6 +63,13 @@ tour operators "Operators on $timed_pes PEs: AllReduce, and AllGatherMatmul fuse
   "$build/tcrun" -n "$timed_pes" "$build/comm-operators"
 tour seed000 "Seed 000: the TGET_ASYNC kernels on the copy engine" \
   "${run[@]}" "$build/pto-seed-async-get"
+py=$(sed -n 's/^python = "\(.*\)"$/\1/p' "$build/python/tilecomm/_build.py" 2>/dev/null)
+if [ -n "$py" ]; then
+  tour python "Python: OpenSHMEM on NumPy arrays, the communicator's operators, torch.distributed over tilecomm" \
+    env PYTHONPATH="$build/python" "${run[@]}" "$py" examples/python/tour.py
+else
+  printf '\nPython: the package was not built (see %s/logs/configure.log)\n' "$build"
+fi
 tour bench "A short benchmark on 2 PEs: PE 0 to PE 1, then the barrier and fcollect over both" \
   "$build/tcrun" -n 2 "$build/tilecomm-perf" --quick --only put_lat,get_lat,amo,signal,barrier,fcollect \
   --max-size 8K --coll-max-size 64
@@ -74,5 +81,6 @@ next "$build/tilecomm-info" "the configuration, the collective algorithms and th
 next "$build/tcrun -n 2 $build/tilecomm-perf --help" "the whole benchmark: coll, ops, fused, async"
 next "$build/tccc -O2 hello.c -o hello" "your own OpenSHMEM program (tcc++ for C++) ..."
 next "$build/tcrun -n 8 ./hello" "... on 8 PEs"
-next "examples/" "the sources of this tour: demo.c, comm/, pto/"
+next "PYTHONPATH=$build/python ${py:-python3} -c 'import tilecomm'" "tilecomm from Python (README: Python)"
+next "examples/" "the sources of this tour: demo.c, comm/, pto/, python/"
 next "make test" "the quick tier of the tests; make check runs them all"

@@ -14,14 +14,19 @@ set -euo pipefail
 # libgtest-dev and libgmock-dev: the test suite's framework, which configuring the build tree asks
 # for; ccache: a rebuild of an unchanged file costs nothing.
 # test: mpich and openmpi-bin, the launchers the launch tests start jobs with.
+# demo, for the Python package (python/): python3-dev, python3-numpy and pybind11-dev; test: python3-torch
+# (tilecomm.torch and its tests) and python3-pytest. NOTE [which python] in python/CMakeLists.txt: the build
+# uses Debian's /usr/bin/python3, which sees these, before any other python3 on PATH.
 # check: clang and libclang-rt-14-dev, clang-14 with libFuzzer (-fsanitize=fuzzer).
+# bench: also mpi4py (the Python binding's per-call cost against MPI's) and matplotlib (bench/compare-python).
 level=${1:-check}
 packages=()
 case "$level" in
-  bench) packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils) ;&
+  bench) packages+=(libopenmpi-dev libmpich-dev gnuplot-nox ucx-utils python3-mpi4py python3-matplotlib) ;&
   check) packages+=(clang libclang-rt-14-dev) ;&
-  test) packages+=(mpich openmpi-bin) ;&
-  demo) packages+=(g++ gcc make cmake pkg-config libpmix-dev libucx-dev libopenblas-dev libgtest-dev libgmock-dev ccache) ;;
+  test) packages+=(mpich openmpi-bin python3-torch python3-pytest) ;&
+  demo) packages+=(g++ gcc make cmake pkg-config libpmix-dev libucx-dev libopenblas-dev libgtest-dev libgmock-dev ccache
+                   python3-dev python3-numpy pybind11-dev) ;;
   *) echo "install-deps: unknown level '$level'; use demo, test, check or bench" >&2; exit 2 ;;
 esac
 

@@ -11,6 +11,8 @@
 
 namespace tilecomm {
 
+constinit thread_local int detail::t_throw __attribute__((tls_model("initial-exec"))) = 0;
+
 const char* to_string(ErrorCode code) {
   switch (code) {
     case ErrorCode::InvalidUsage: return "invalid usage";
@@ -61,8 +63,9 @@ void fatal(const char* fmt, ...) {
 
 void fatal_error(const char* context, const Error& e) {
   // Inside a communicator's call (a WaitWatch is installed), the call reports
-  // its own errors: the error goes up to the caller, named by the call.
-  if (detail::t_watch) {
+  // its own errors: the error goes up to the caller, named by the call; so
+  // does a ThrowErrors scope.
+  if (detail::t_watch || detail::t_throw) {
     const std::string what = e.what();
     throw Error(e.code(), what.rfind(context, 0) == 0 ? what : std::string(context) + ": " + what);
   }

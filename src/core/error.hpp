@@ -28,6 +28,24 @@ std::string vstrprintf(const char* fmt, va_list ap);
 /// Ends the process after a caught Error, with `context` (a call name) first.
 [[noreturn]] void fatal_error(const char* context, const Error& e);
 
+namespace detail {
+/// ThrowErrors scopes alive on the calling thread.
+extern constinit thread_local int t_throw __attribute__((tls_model("initial-exec")));
+}  // namespace detail
+
+/// While one lives on a thread, the runtime's usage errors, failed waits
+/// and fatal_error there throw tilecomm::Error instead of ending the
+/// process: a face whose callers handle errors (the Python package) wraps
+/// each of its calls in one. Errors that leave the runtime unusable (a
+/// failed start, a broken transport) still end the process.
+class ThrowErrors {
+ public:
+  ThrowErrors() noexcept { ++detail::t_throw; }
+  ~ThrowErrors() { --detail::t_throw; }
+  ThrowErrors(const ThrowErrors&) = delete;
+  ThrowErrors& operator=(const ThrowErrors&) = delete;
+};
+
 /// errno text for messages.
 std::string errno_text(int err);
 

@@ -347,10 +347,14 @@ void usage_error(const char* call, const char* fmt, ...) {
   va_start(ap, fmt);
   std::string s = vstrprintf(fmt, ap);
   va_end(ap);
+  if (detail::t_throw) raise(ErrorCode::InvalidUsage, "%s: %s", call, s.c_str());
   fatal("%s: %s", call, s.c_str());
 }
 
 void not_ready(const char* call) {
+  if (detail::t_throw)
+    raise(ErrorCode::InvalidUsage, "%s called %s", call,
+          g_state.load() == static_cast<int>(State::Finalized) ? "after finalize" : "before init");
   if (g_state.load() == static_cast<int>(State::Finalized))
     fatal("%s called after shmem_finalize; OpenSHMEM calls are allowed only between shmem_init and shmem_finalize",
           call);
@@ -372,7 +376,7 @@ int active_set_member(int start, int log_stride, int size, const char* call) {
 
 void wait_failed(WaitStatus st, const char* call, const void* addr, const std::string& expected,
                  const std::string& seen) {
-  if (detail::t_watch)  // inside a communicator's call, which reports its own errors (fatal_error)
+  if (detail::t_watch || detail::t_throw)  // inside a call that reports its own errors (fatal_error)
     raise(st == WaitStatus::PeerFailed ? ErrorCode::Remote : ErrorCode::Timeout, "%s: waiting on %p for %s, saw %s: %s",
           call, addr, expected.c_str(), seen.c_str(),
           st == WaitStatus::PeerFailed ? job_failure().c_str() : "TILECOMM_TIMEOUT passed");

@@ -191,4 +191,14 @@ done
 echo "== the profiling tool, shared and static"
 run - - "$tmp/wrap/prof_shared"
 run - - "$tmp/pc/prof_static"
-echo "install check passed: ${#faces[@]} faces each 3 ways, ${#examples[@]} examples"
+# The Python package, where the build made it: imported from the prefix alone (its extension finds the
+# library through its rpath, wherever the prefix moved), under the interpreter it was built for.
+python_note=
+pkg=$(find "$prefix/lib" -path '*-packages/tilecomm/_build.py' 2>/dev/null | head -1)
+if [ -n "$pkg" ]; then
+  echo "== the Python package"
+  py=$(sed -n 's/^python = "\(.*\)"$/\1/p' "$pkg")
+  run - "face python: ok on 2 PEs" env PYTHONPATH="$(dirname "$(dirname "$pkg")")" "$py" "$here/face_python.py"
+  python_note=", the Python package"
+fi
+echo "install check passed: ${#faces[@]} faces each 3 ways, ${#examples[@]} examples$python_note"

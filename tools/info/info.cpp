@@ -23,6 +23,11 @@ int main(int argc, char** argv) {
 #endif
   printf("  C++ standard %ld\n", __cplusplus);
   printf("  BLAS         %s (fused matmul operators)\n", tilecomm::ops::blas::describe().c_str());
+#ifdef TILECOMM_PYTHON_PACKAGE
+  printf("  Python       %s\n", TILECOMM_PYTHON_PACKAGE);
+#else
+  printf("  Python       the package was not built (no interpreter with numpy, or no pybind11)\n");
+#endif
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
   printf("  sdma         this PE's copy engine thread, between PEs of one host: available\n");
