@@ -182,6 +182,7 @@ class ProcessGroupTilecomm(ProcessGroup):
         # The communicator's operators on one host, the OpenSHMEM collectives across hosts (staged.py).
         self._comm = _tilecomm.Comm(team, 0, 0) if _one_host(t) else StagedComm(t, _state["staging"])
         self._p2p = _tilecomm.Mailboxes(team)
+        self._threads = shmem.query_thread() == shmem.THREAD_MULTIPLE  # the mailboxes' threads call OpenSHMEM
         if self._comm.rank != rank or self._comm.size != size:
             raise RuntimeError(f"tilecomm backend: torch says rank {rank} of {size}, tilecomm's team has rank "
                                f"{self._comm.rank} of {self._comm.size}; start every rank through one launcher")
@@ -317,12 +318,20 @@ class ProcessGroupTilecomm(ProcessGroup):
         return _Done([])
 
     # ---- point to point ----
+    def _need_threads(self):
+        if not self._threads:
+            raise RuntimeError("the tilecomm backend's send and recv run on threads of their own, so tilecomm must "
+                               "run at THREAD_MULTIPLE: start it with shmem.init_thread(shmem.THREAD_MULTIPLE), or "
+                               "let init_process_group start it")
+
     def send(self, tensors, dst, tag):
+        self._need_threads()
         t = tensors[0].contiguous()
         a, _ = _view(t)
         return _Pending(self._p2p.send(a, dst, tag), t, [tensors[0]])
 
     def recv(self, tensors, src, tag):
+        self._need_threads()
         t = tensors[0]
         c = t if t.is_contiguous() else torch.empty_like(t, memory_format=torch.contiguous_format)
         a, _ = _view(c)
