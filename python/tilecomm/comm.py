@@ -105,7 +105,7 @@ class Request:
 class Comm:
     def __init__(self, team=None, window_bytes=0, flag_bytes=0):
         """Collective over the team's PEs (TEAM_WORLD by default); window sizes as CommOptions (0: default)."""
-        self._c = _tilecomm.Comm(getattr(team, "_team", team), window_bytes, flag_bytes)
+        self._c = _tilecomm.Comm(team, window_bytes, flag_bytes)
 
     rank = property(lambda self: self._c.rank)
     size = property(lambda self: self._c.size)

@@ -166,3 +166,16 @@ def test_destroyed_comm_raises():
     c.destroy()
     with pytest.raises(tilecomm.UsageError, match="destroyed"):
         c.all_reduce(np.zeros(1))
+
+
+def test_comm_of_a_team(comm):
+    """A communicator over a split team: its ranks are the team's."""
+    n = comm.size
+    evens = shmem.TEAM_WORLD.split_strided(0, 2, (n + 1) // 2)
+    if evens is not None:
+        with tilecomm.Comm(team=evens, window_bytes=1 << 12) as c:
+            assert (c.rank, c.size) == (comm.rank // 2, (n + 1) // 2)
+            got = c.all_gather(np.array([comm.rank], np.int64))
+            np.testing.assert_array_equal(got.reshape(-1), np.arange(0, n, 2))
+        evens.destroy()
+    shmem.barrier_all()
