@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
 #ifdef TILECOMM_PYTHON_PACKAGE
   printf("  Python       %s\n", TILECOMM_PYTHON_PACKAGE);
 #else
-  printf("  Python       the package was not built (no interpreter with numpy, or no pybind11)\n");
+  printf("  Python       the package was not built in this build (configuring says why)\n");
 #endif
   printf("\ntransports\n");
   printf("  shm          shared memory (memfd segments mapped by every PE of the host): available\n");
