@@ -16,7 +16,6 @@ alternates too), a barrier before each chunk; rank 0 times every step (time.perf
 the median step time of each backend: "model,backend,value,unit". torch runs one intra-op thread per
 rank (--threads; the 4-rank runs share 2 CPUs).
 """
-import argparse
 import statistics
 import time
 
@@ -24,7 +23,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-import tilecomm.torch  # noqa: F401  (registers the backend; under tcrun sets torchrun's environment)
+import job
 from tilecomm import shmem
 
 MODELS = {"small": ((32, 64, 64, 8), 16), "large": ((1024, 1024, 1024, 10), 64)}
@@ -40,19 +39,15 @@ def mlp(widths):
     return torch.nn.Sequential(*layers)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def options(p):
     p.add_argument("--models", default="small,large")
-    p.add_argument("--backends", default="tilecomm,gloo")
     p.add_argument("--chunks", type=int, default=6)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--threads", type=int, default=1)
-    args = p.parse_args()
-    torch.set_num_threads(args.threads)
-    dist.init_process_group("tilecomm")
-    groups = {"tilecomm": None, "gloo": dist.new_group(backend="gloo")}
-    backends = args.backends.split(",")
+
+
+def main():
+    args, groups, backends = job.start(__doc__, options)
     rank = dist.get_rank()
     if rank == 0:
         print("model,backend,value,unit", flush=True)

@@ -24,7 +24,6 @@ barrier to the end of the last. --rounds rounds of each backend (--big-rounds fr
 which goes first. Rank 0 prints the median over the rounds of (round time / n):
 "op,size,backend,value,unit". torch runs one intra-op thread per rank (--threads).
 """
-import argparse
 import statistics
 import sys
 import time
@@ -32,7 +31,7 @@ import time
 import torch
 import torch.distributed as dist
 
-import tilecomm.torch  # noqa: F401  (registers the backend; under tcrun sets torchrun's environment)
+import job
 from tilecomm import shmem
 
 OPS = ("all_reduce", "all_gather", "broadcast", "reduce_scatter", "all_to_all")
@@ -103,20 +102,16 @@ def slowest(seconds):
     return float(v)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def options(p):
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--sizes", default="8,64,512,4K,32K,256K,1M,8M,64M")
-    p.add_argument("--backends", default="tilecomm,gloo")
     p.add_argument("--rep-ms", type=float, default=20)
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--big-rounds", type=int, default=3)
-    p.add_argument("--threads", type=int, default=1)
-    args = p.parse_args()
-    torch.set_num_threads(args.threads)
-    dist.init_process_group("tilecomm")
-    groups = {"tilecomm": None, "gloo": dist.new_group(backend="gloo")}
-    backends = args.backends.split(",")
+
+
+def main():
+    args, groups, backends = job.start(__doc__, options)
     rank, n = dist.get_rank(), dist.get_world_size()
     barrier = shmem.barrier_all
     if rank == 0:
