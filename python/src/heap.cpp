@@ -183,8 +183,7 @@ void bind_heap(py::module_& m) {
   m.def(
       "free",
       [](py::handle array) {
-        Array a = array_arg(array, "array", false);
-        require_symmetric(a.data, a.bytes(), "array");
+        const Array a = symmetric_arg(array, "array", false);
         auto it = g_heap.live.find(reinterpret_cast<std::uintptr_t>(a.data));
         if (it == g_heap.live.end())
           throw py::value_error("free: argument 'array' is a view inside an allocation; free the array the "
